@@ -32,7 +32,7 @@ def _optional_command_modules() -> list:
     import importlib
 
     found = []
-    for name in ("commands_serve", "commands_memory", "commands_worker", "commands_desktop", "commands_connect"):
+    for name in ("commands_serve", "commands_memory", "commands_worker", "commands_eval", "commands_desktop", "commands_connect"):
         try:
             found.append(importlib.import_module(f"ltm_desktop.cli.{name}"))
         except ModuleNotFoundError as e:

@@ -191,3 +191,19 @@ class IssueRecord:
     kind: Literal["failed", "skipped"]
     reason: str
     at: str
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is calling a service: the author of memories and the name in the audit journal.
+
+    It always comes from the transport (a verified token, or the local owner over stdio and the desktop app),
+    never from a tool parameter.
+    """
+
+    client: str
+    transport: Literal["stdio", "http", "local"]
+    is_owner: bool
+
+
+LOCAL_OWNER = Caller(client="local-owner", transport="local", is_owner=True)
