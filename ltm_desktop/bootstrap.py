@@ -66,8 +66,19 @@ class Container:
         from ltm_desktop.adapters.postgres.database import Database, require_schema
 
         db = Database(self.database_uri(create=False), read_only=True, label="index (read-only)")
-        require_schema(db)
+        try:
+            require_schema(db)
+        except BaseException:
+            db.close()  # a failed property is retried on the next call; don't leak a pool per attempt
+            raise
         return db
+
+    @cached_property
+    def journal_db(self):
+        """The MCP server's only write path: journal rows and token last-used times (role ltm_journal)."""
+        from ltm_desktop.adapters.postgres.journal_store import journal_database
+
+        return journal_database(self.database_uri(create=False))
 
     # ---- models --------------------------------------------------------------------------------------
 
@@ -150,8 +161,56 @@ class Container:
 
         return DocumentService(self.search_index)
 
+    @cached_property
+    def tokens(self):
+        """Token management for the CLI and the desktop app (create, list, revoke)."""
+        from ltm_desktop.adapters.postgres.token_store import PgTokenStore
+        from ltm_desktop.services.tokens import TokenService
+
+        return TokenService(PgTokenStore(self.write_db))
+
+    @cached_property
+    def server_tokens(self):
+        """Token checks for the HTTP server, through its narrow role (it never migrates or creates)."""
+        from ltm_desktop.adapters.postgres.token_store import PgTokenStore
+        from ltm_desktop.services.tokens import TokenService
+
+        return TokenService(PgTokenStore(self.journal_db))
+
+    @cached_property
+    def journal(self):
+        from ltm_desktop.adapters.postgres.journal_store import PgJournalStore
+        from ltm_desktop.services.journal import JournalService
+
+        s = self.settings
+        return JournalService(PgJournalStore(self.journal_db), log_queries=s.log_queries, retention_days=s.journal_days)
+
+    def scratch(self, server_uri: str | None = None):
+        """A context manager giving a Container on a throwaway store (dropped afterwards) that shares this one's models.
+
+        `ltm eval` loads datasets there, never into the user's index: a scratch database on the given server
+        (or on LTM_DATABASE_URL's), else a temporary embedded server in a temp folder.
+        """
+        import contextlib
+        import dataclasses
+
+        from ltm_desktop.adapters.postgres.scratch_store import scratch_database, temporary_server
+
+        @contextlib.contextmanager
+        def scoped():
+            server = server_uri or self.settings.database_url
+            with scratch_database(server) if server else temporary_server() as uri:
+                child = Container(dataclasses.replace(self.settings, database_url=uri))
+                child.__dict__["embedder"], child.__dict__["reranker"] = self.embedder, self.reranker
+                try:
+                    yield child
+                finally:
+                    child.close()
+
+        return scoped()
+
     def close(self) -> None:
-        for name in ("write_db", "read_db"):
+        for name in ("write_db", "read_db", "journal_db"):
             db = self.__dict__.get(name)
             if db is not None:
                 db.close()

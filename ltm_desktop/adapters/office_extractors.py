@@ -86,7 +86,7 @@ class EmailExtractor:
     def extract(self, path: Path) -> Extracted:
         with open(path, "rb") as fh:
             msg = email.message_from_binary_file(fh, policy=email.policy.default)
-        if not isinstance(msg, EmailMessage) or not (msg["from"] or msg["subject"] or msg.get_payload()):
+        if not isinstance(msg, EmailMessage) or not any(msg[h] for h in ("from", "to", "subject", "date")):
             raise ExtractionError(f"{path.name} is not an e-mail message (no headers found)")
         meta = {k: str(msg[k]) for k in ("from", "to", "cc", "date", "subject") if msg[k]}
         body_part = msg.get_body(preferencelist=("plain", "html"))

@@ -33,6 +33,11 @@ class TesseractOcr:
             return f"tesseract language data missing for {'+'.join(missing)}: `sudo apt-get install {pkgs}`"
         return None
 
+    def version(self) -> str:
+        import pytesseract
+
+        return str(pytesseract.get_tesseract_version())
+
     def recognize(self, png: bytes) -> OcrText:
         import pytesseract
         from PIL import Image

@@ -57,12 +57,11 @@ def run_checks(container) -> list[Check]:
     def tesseract() -> str:
         from ltm_desktop.adapters.tesseract_ocr import TesseractOcr
 
-        problem = TesseractOcr(s.ocr_languages).is_available()
+        ocr = TesseractOcr(s.ocr_languages)
+        problem = ocr.is_available()
         if problem:
             raise KnownError(problem + " (born-digital documents still work without it)")
-        import pytesseract
-
-        return f"tesseract {pytesseract.get_tesseract_version()} with {s.ocr_languages}"
+        return f"tesseract {ocr.version()} with {s.ocr_languages}"
 
     def qt() -> str:
         from ltm_desktop.gui.platform_check import qt_platform_report

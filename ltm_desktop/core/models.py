@@ -207,3 +207,28 @@ class Caller:
 
 
 LOCAL_OWNER = Caller(client="local-owner", transport="local", is_owner=True)
+
+
+@dataclass(frozen=True)
+class ApiToken:
+    """A bearer token's record: never the token itself, only its hash and the client it names."""
+
+    token_id: int
+    name: str
+    created_at: str
+    last_used_at: str | None
+    revoked_at: str | None
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One journaled MCP tool call; `query` is set only when the user turned query logging on."""
+
+    tool: str
+    client: str
+    transport: str
+    duration_ms: float
+    ok: bool
+    error: str | None = None
+    query: str | None = None
+    at: str | None = None  # set by the store when read back

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ltm_desktop.core.models import (
+    ApiToken,
     Candidate,
     Chunk,
     DocumentInfo,
@@ -16,6 +17,7 @@ from ltm_desktop.core.models import (
     IssueRecord,
     ModelPin,
     SearchFilters,
+    ToolCall,
 )
 
 Vector = Sequence[float]
@@ -142,3 +144,33 @@ class SearchIndex(Protocol):
 
 class FileLister(Protocol):
     def walk(self, root: Path) -> Iterator[Path]: ...
+
+
+class TokenStore(Protocol):
+    """Hashed bearer tokens, one per client."""
+
+    def add(self, name: str, token_sha256: str) -> ApiToken: ...
+
+    def find_active(self, token_sha256: str) -> tuple[ApiToken, str] | None:
+        """The live token with this hash, and the stored hash (for a constant-time comparison)."""
+        ...
+
+    def active(self) -> list[ApiToken]: ...
+
+    def revoke(self, name: str) -> bool: ...
+
+    def touch(self, token_id: int) -> None: ...
+
+
+class JournalStore(Protocol):
+    """The audit journal of tool calls."""
+
+    def record(self, call: ToolCall) -> None: ...
+
+    def prune(self, older_than_days: int) -> int: ...
+
+    def recent(self, limit: int) -> list[ToolCall]: ...
+
+    def summary(self, since_hours: int) -> list[tuple[str, str, int, int]]:
+        """(tool, client, calls, errors) over the last hours, busiest first."""
+        ...

@@ -1,0 +1,112 @@
+"""Hybrid search, filters, validation and the verdict, on real documents in the real store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from docgen import eml_file, text_pdf
+from ltm_desktop.core.errors import InvalidInput
+from ltm_desktop.core.models import SearchFilters
+
+
+@pytest.fixture(scope="module")
+def indexed(container, tmp_path_factory):
+    d = tmp_path_factory.mktemp("docs")
+    (d / "leases").mkdir()
+    (d / "leases" / "Oak Street lease.md").write_text(
+        "# Lease agreement, 12 Oak Street\n\nTenant: Maria Lopez. Term: two years from March 1, 2025.\n\n"
+        "## Renewal\n\nThe lease renews automatically on March 1, 2027 for one more year unless either party "
+        "gives sixty days written notice.\n\n## Rent\n\nMonthly rent is $2,450, due on the first of the month.\n"
+    )
+    (d / "leases" / "Maple Avenue lease.md").write_text(
+        "# Lease agreement, 5 Maple Avenue\n\nTenant: Ken Osei. The lease ends on August 31, 2026 and does not renew.\n"
+    )
+    text_pdf(d / "county tax bill 2025.pdf", ["Property tax bill 2025\n\nParcel 17-220-004, 12 Oak Street.\n\nFirst half due April 10, 2025: $3,310.00"])
+    eml_file(d / "hvac.eml", "sam@coolair.example", "owner@example.com", "Furnace tune-up", "The furnace at 5 Maple Avenue was serviced on October 2; the filter size is 16x25x1.")
+    outcomes = container.ingest.ingest_paths([d])
+    assert all(type(o).__name__ == "Ingested" for o in outcomes), outcomes
+    return d
+
+
+def test_answerable_question_gets_a_high_verdict_and_the_right_passage(indexed, container):
+    r = container.search.search("when does the Oak Street lease renew", k=3)
+    assert r.confidence == "high" and r.confidence_basis == "rerank"
+    top = r.hits[0]
+    assert top.path.endswith("Oak Street lease.md") and "March 1, 2027" in top.snippet
+    assert top.rerank_score is not None and top.cosine is not None and top.fused_score > 0
+
+
+def test_unanswerable_question_is_flagged_low(indexed, container):
+    for q in ("what is the capital of France", "how many vacation days do employees get", "recipe for banana bread"):
+        r = container.search.search(q, k=3)
+        assert r.confidence == "low", (q, [h.rerank_score for h in r.hits])
+        assert "not be in" in r.advice
+
+
+def test_without_rerank_the_verdict_is_cosine_based_and_labelled(indexed, container):
+    r = container.search.search("when does the Oak Street lease renew", k=3, rerank=False)
+    assert r.confidence_basis == "cosine" and "no reranker" in r.advice
+    assert all(h.rerank_score is None for h in r.hits)
+    assert r.hits[0].path.endswith("Oak Street lease.md")
+
+
+def test_exact_identifiers_are_found_by_the_lexical_side(indexed, container):
+    r = container.search.search("17-220-004", k=3, mode="lexical", rerank=False)
+    assert r.hits and r.hits[0].path.endswith("county tax bill 2025.pdf") and r.hits[0].page_from == 1
+
+
+def test_doc_type_and_path_filters_apply_before_ranking(indexed, container):
+    r = container.search.search("when is the payment due", k=5, filters=SearchFilters(doc_type="tax"))
+    assert r.hits and all(h.doc_type == "tax" for h in r.hits)
+    r = container.search.search("lease", k=5, filters=SearchFilters(path_contains="Maple"))
+    assert r.hits and all("Maple" in h.path for h in r.hits)
+    r = container.search.search("lease", k=5, filters=SearchFilters(path_contains="100%_no_such_folder"))
+    assert r.hits == () and r.confidence == "low"
+
+
+@pytest.mark.parametrize(
+    "query, k, filters, message",
+    [
+        ("", 8, SearchFilters(), "empty"),
+        ("   ", 8, SearchFilters(), "empty"),
+        ("x" * 2001, 8, SearchFilters(), "limit is 2000"),
+        ("rent", 0, SearchFilters(), "between 1 and 50"),
+        ("rent", 51, SearchFilters(), "between 1 and 50"),
+        ("rent", 8, SearchFilters(doc_type="spaceship"), "unknown doc_type"),
+    ],
+)
+def test_bad_search_input_is_refused_clearly(indexed, container, query, k, filters, message):
+    with pytest.raises(InvalidInput, match=message):
+        container.search.search(query, k=k, filters=filters)
+
+
+def test_get_document_by_id_path_fragment_and_pages(indexed, container):
+    from ltm_desktop.core.errors import NotFound
+    from ltm_desktop.services.documents import AmbiguousDocument
+
+    doc = container.documents.read("county tax bill", pages="1")
+    assert doc.pages == (1, 1) and "Parcel 17-220-004" in doc.text
+    by_id = container.documents.read(str(doc.info.doc_id), max_chars=20)
+    assert len(by_id.text) == 20 and by_id.next_offset == 20
+    rest = container.documents.read(str(doc.info.doc_id), max_chars=100_000, offset=20)
+    assert by_id.text + rest.text == container.documents.read(str(doc.info.doc_id)).text
+    with pytest.raises(AmbiguousDocument) as amb:
+        container.documents.read("lease.md")
+    assert {Path(c.path).name for c in amb.value.candidates} == {"Oak Street lease.md", "Maple Avenue lease.md"}
+    with pytest.raises(NotFound):
+        container.documents.read("no-such-file.pdf")
+    with pytest.raises(InvalidInput, match="has no pages"):
+        container.documents.read("hvac.eml", pages="2")
+    with pytest.raises(InvalidInput, match="500,000"):
+        container.documents.read("hvac.eml", max_chars=600_000)
+    with pytest.raises(InvalidInput, match="page 9 does not exist"):
+        container.documents.read("county tax bill", pages="9")
+
+
+def test_stats_report_counts_types_and_the_model(indexed, container):
+    s = container.search_index.stats()
+    assert s["documents"] >= 4 and s["documents_by_type"]["lease"] == 2
+    assert s["embedding_coverage"] == 1.0 and s["hnsw_index"] is True
+    assert s["model_pin"]["model_id"] == "local/bge-small-en-v1.5-int8" and s["model_pin"]["dim"] == 384
