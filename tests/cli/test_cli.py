@@ -148,3 +148,21 @@ def test_nonexistent_path_and_bad_settings_are_refused(cli_env, tmp_path):
     (home / "config.toml").write_text("colour = 'blue'\n")
     out = ltm(cli_env, "stats")
     assert out.returncode == 1 and "unknown setting 'colour'" in out.stderr
+
+
+def test_several_processes_share_one_embedded_server(tmp_path):
+    """Two writers and a reader start at once on a fresh home: one server is started, the others attach."""
+    env = dict(os.environ, LTM_HOME=str(tmp_path / "home"), LTM_INGEST_WORKERS="1")
+    env.pop("LTM_DATABASE_URL", None)
+    for name, text in (("a", "The gutters on Elm Court were cleaned in May."), ("b", "A plumbing leak under the sink at 7 Pine Road.")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / f"{name}.md").write_text(text + "\n")
+    cmd = [sys.executable, "-m", "ltm_desktop", "ingest"]
+    procs = [subprocess.Popen([*cmd, str(tmp_path / n)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for n in "ab"]
+    outs = [p.communicate(timeout=180) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    stats = json.loads(ltm(env, "stats", "--json").stdout)
+    assert stats["documents"] == 2
+    hit = json.loads(ltm(env, "search", "where was there a plumbing leak", "--json").stdout)["hits"][0]
+    assert hit["path"].endswith("b.md")
+    subprocess.run([*cmd[:-1], "db", "stop"], env=env, check=True, capture_output=True)
