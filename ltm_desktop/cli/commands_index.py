@@ -126,7 +126,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     pin = stats["model_pin"]
     print(f"model: {pin['model_id']} ({pin['dim']}-d)" if pin else "model: none pinned yet")
     print(f"database size: {stats['database_bytes'] / 1e6:.1f} MB")
-    print(f"failed files: {stats['failed_files']}, skipped with a reason: {stats['skipped_files']}")
+    print(f"failed files: {stats['failed_files']}, skipped with a reason: {stats['skipped_files']}, warnings: {stats['warnings']}")
     for issue in stats["issues"][:20]:
         print(f"  {issue['kind']}: {issue['path']}: {issue['reason']}")
     return 0

@@ -188,7 +188,7 @@ class ModelPin:
 @dataclass(frozen=True)
 class IssueRecord:
     path: str
-    kind: Literal["failed", "skipped"]
+    kind: Literal["failed", "skipped", "warning"]
     reason: str
     at: str
 

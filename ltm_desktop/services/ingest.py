@@ -193,10 +193,10 @@ class IngestService:
             return self._fail(path, f"could not save: {e}")
         ocr_pages = sum(1 for p in extracted.pages if p.source == "ocr")
         if not chunks:
-            self._store.record_issue(path, "skipped", "no readable text on any page (blank, or a scan OCR could not read)")
+            self._store.record_issue(path, "warning", "no readable text on any page (blank, or a scan OCR could not read)")
         elif any(p.source == "ocr" and (p.ocr_confidence or 0) < 60 for p in extracted.pages):
             low = [str(p.number) for p in extracted.pages if p.source == "ocr" and (p.ocr_confidence or 0) < 60]
-            self._store.record_issue(path, "skipped", f"indexed, but OCR confidence is low on page(s) {', '.join(low)}")
+            self._store.record_issue(path, "warning", f"indexed, but OCR confidence is low on page(s) {', '.join(low)}")
         return Ingested(path, doc_id, len(chunks), len(extracted.pages), ocr_pages)
 
     def ingest_file(self, path: Path, root: Path | None = None) -> IngestOutcome:

@@ -260,3 +260,24 @@ def test_parallel_extraction_gives_the_same_result(container, tmp_path, shared_m
     assert sorted(type(o).__name__ for o in outcomes) == ["Ingested"] * 5
     hit = container.search.search("snow removal parking lot invoice", k=1, filters=SearchFilters(path_contains=str(tmp_path))).hits[0]
     assert hit.path.endswith("scan.pdf")
+
+
+def test_garbled_text_layer_goes_to_ocr_and_blank_scan_is_a_warning(container, tmp_path):
+    import pymupdf
+
+    from docgen import _page_image
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_image(page.rect, stream=_page_image("Notice of rent increase\n\nRent rises to $2,600 on July 1."))
+    page.insert_text((72, 760), "%$#@ ~~ ||| ;; 0101 ^^ ** ## @@ !! ++ %%", fontsize=6)  # a broken text layer
+    doc.save(tmp_path / "garbled.pdf")
+    doc.close()
+    scanned_pdf(tmp_path / "blank.pdf", [""])
+    garbled = container.ingest.ingest_file(tmp_path / "garbled.pdf", tmp_path)
+    assert isinstance(garbled, Ingested) and garbled.ocr_pages == 1
+    assert "2,600" in container.documents.read(str(garbled.doc_id)).text
+    blank = container.ingest.ingest_file(tmp_path / "blank.pdf", tmp_path)
+    assert isinstance(blank, Ingested) and blank.chunks == 0
+    issues = {i.path: (i.kind, i.reason) for i in container.search_index.issues(500)}
+    assert issues[str(tmp_path / "blank.pdf")][0] == "warning" and "no readable text" in issues[str(tmp_path / "blank.pdf")][1]

@@ -192,6 +192,7 @@ class PgSearchIndex:
                 },
                 "failed_files": one("SELECT count(*) FROM ingest_issues WHERE kind = 'failed'"),
                 "skipped_files": one("SELECT count(*) FROM ingest_issues WHERE kind = 'skipped'"),
+                "warnings": one("SELECT count(*) FROM ingest_issues WHERE kind = 'warning'"),
                 "database_bytes": one("SELECT pg_database_size(current_database())"),
             }
 

@@ -68,7 +68,7 @@ CREATE TABLE model_pin (
 
 CREATE TABLE ingest_issues (
     path   text PRIMARY KEY,
-    kind   text NOT NULL CHECK (kind IN ('failed', 'skipped')),
+    kind   text NOT NULL CHECK (kind IN ('failed', 'skipped', 'warning')),
     reason text NOT NULL,
     at     timestamptz NOT NULL DEFAULT now()
 );
