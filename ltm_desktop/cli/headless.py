@@ -18,6 +18,10 @@ def run_headless(container, stop: threading.Event) -> int:
         file=sys.stderr,
         flush=True,
     )
+    from ltm_desktop.cli.worker_child import start_worker_thread
+
+    worker = start_worker_thread(stop)  # the ingestion worker, as a supervised child process
     stop.wait()
+    worker.join(timeout=90)
     container.close()
     return 0

