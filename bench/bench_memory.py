@@ -67,6 +67,8 @@ def synthesise(container, base_texts: list[str], base_vectors, start: int, count
     t0 = datetime(2025, 1, 1, tzinfo=UTC)
     noise = np.random.default_rng(start).normal(0, 0.03, size=(count, base_vectors.shape[1])).astype(np.float32)
     with container.write_db.connection() as conn:
+        # Loading into a live HNSW index inserts one row at a time; rebuild_index() builds it once afterwards.
+        conn.execute(f"DROP INDEX IF EXISTS {VECTORS_TABLE}_hnsw")
         first_chunk = conn.execute("SELECT nextval('memory_chunks_id_seq')").fetchone()[0]
         conn.execute("SELECT setval('memory_chunks_id_seq', %s)", (first_chunk + count,))
         rows = []

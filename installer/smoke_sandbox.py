@@ -45,7 +45,8 @@ class Sandbox:
 
     def __init__(self, scratch: Path) -> None:
         self.scratch = scratch
-        self.isolated = os.geteuid() == 0 and _can_mount(scratch) and shutil.which("unshare") is not None
+        tools = all(shutil.which(t, path="/usr/sbin:/usr/bin:/sbin:/bin") for t in ("unshare", "ip", "setpriv"))
+        self.isolated = os.geteuid() == 0 and tools and _can_mount(scratch)
         self.uid, self.gid = (NOBODY, NOBODY) if self.isolated else (os.getuid(), os.getgid())
         self.mounts: list[Path] = []
         self.homes: set[Path] = set()
@@ -81,10 +82,15 @@ class Sandbox:
                         "tmpfs", str(target)], check=True)
         self.mounts.append(target)
 
-    def unmount(self, target: Path) -> None:
+    def unmount(self, target: Path) -> list[str]:
+        """Unmount target; returns the processes that still ran from it (they are ended first: a leak to report)."""
         self.stop_postgres_under(target)
+        leftovers = processes_using(target)
+        for pid, _ in leftovers:
+            _end(pid)
         subprocess.run(["umount", str(target)], check=True)
         self.mounts.remove(target)
+        return [f"{pid} {argv}" for pid, argv in leftovers]
 
     # ---- running -----------------------------------------------------------------------------------------
 
@@ -92,8 +98,9 @@ class Sandbox:
         """What goes in front of a command: a new network namespace (loopback only), then the plain user."""
         if not self.isolated:
             return []
-        return ["unshare", "--net", "--", "/bin/sh", "-c", 'ip link set lo up && exec "$@"', "sh",
-                "setpriv", f"--reuid={self.uid}", f"--regid={self.gid}", "--clear-groups", "--"]
+        tool = {name: shutil.which(name, path="/usr/sbin:/usr/bin:/sbin:/bin") for name in ("unshare", "ip", "setpriv")}
+        return [tool["unshare"], "--net", "--", "/bin/sh", "-c", f'{tool["ip"]} link set lo up && exec "$@"', "sh",
+                tool["setpriv"], f"--reuid={self.uid}", f"--regid={self.gid}", "--clear-groups", "--"]
 
     def env(self, home: Path, ltm_home: Path, path: str = "/usr/local/bin:/usr/bin:/bin", **extra: str) -> dict[str, str]:
         """A clean environment: nothing of ours leaks in (no LTM_MODELS_DIR, no venv, no proxies that work)."""
@@ -152,6 +159,34 @@ def stop_postgres(pgdata: Path, timeout: float = 20) -> None:
         time.sleep(0.2)
     if _alive(pid):
         os.kill(pid, signal.SIGKILL)
+
+
+def processes_using(root: Path) -> list[tuple[int, str]]:
+    """Processes whose executable or working folder lies under root."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or int(proc.name) == os.getpid():
+            continue
+        try:
+            places = [Path(os.readlink(proc / "exe")), Path(os.readlink(proc / "cwd"))]
+            argv = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+        except OSError:
+            continue
+        if any(p == root or root in p.parents for p in places) and _alive(int(proc.name)):
+            found.append((int(proc.name), argv[:200]))
+    return found
+
+
+def _end(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGTERM)
+        for _ in range(50):
+            if not _alive(pid):
+                return
+            time.sleep(0.1)
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def _alive(pid: int) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -24,29 +25,68 @@ class TrayFailure(Exception):
     pass
 
 
-class TraySession:
-    """Our own virtual screen (its state in our scratch folder, so other sessions on the machine are untouched)."""
+class TrayUnavailable(Exception):
+    pass
 
-    def __init__(self, sandbox: Sandbox, tool: Path, state: Path) -> None:
+
+class TraySession:
+    """Our own virtual screen with a tray host (its state in our scratch folder: other sessions stay untouched).
+
+    Uses /work/shared/tools/desktop-session where it exists; elsewhere (CI) starts Xvfb and trayer itself.
+    """
+
+    def __init__(self, sandbox: Sandbox, tool: Path | None, state: Path) -> None:
         self.sb = sandbox
-        self.tool = tool
+        self.tool = tool if tool and tool.exists() else None
         self.state = state
         self.display = ""
+        self._own: list[subprocess.Popen] = []
 
     def _tool(self, *args: str) -> str:
         env = {**os.environ, "DESKTOP_SESSION_STATE": str(self.state)}
         return subprocess.run([str(self.tool), *args], env=env, capture_output=True, text=True, check=True).stdout
 
+    def _x(self, *argv: str) -> subprocess.CompletedProcess:
+        return subprocess.run(list(argv), env={**os.environ, "DISPLAY": self.display}, capture_output=True, text=True)
+
     def __enter__(self) -> TraySession:
-        self.display = re.search(r"DISPLAY=(\S+)", self._tool("start")).group(1)
+        if self.tool:
+            self.display = re.search(r"DISPLAY=(\S+)", self._tool("start")).group(1)
+            return self
+        missing = [t for t in ("Xvfb", "trayer", "xwininfo", "xdotool", "import") if not shutil.which(t)]
+        if missing:
+            raise TrayUnavailable(f"no virtual screen: missing {', '.join(missing)} (Debian: xvfb trayer x11-utils "
+                                  f"xdotool imagemagick)")
+        n = next(n for n in range(90, 200) if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists())
+        self.display = f":{n}"
+        self._own.append(subprocess.Popen(["Xvfb", self.display, "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        for _ in range(100):
+            if Path(f"/tmp/.X11-unix/X{n}").exists():
+                break
+            time.sleep(0.1)
+        self._own.append(subprocess.Popen(
+            ["trayer", "--edge", "top", "--align", "right", "--widthtype", "pixel", "--width", "160", "--height", "28",
+             "--transparent", "false", "--tint", "0xdddddd"], env={**os.environ, "DISPLAY": self.display},
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        time.sleep(1)
         return self
 
     def __exit__(self, *exc) -> None:
-        self._tool("stop")
+        if self.tool:
+            self._tool("stop")
+        for proc in reversed(self._own):
+            proc.terminate()
+            proc.wait(10)
+
+    def click(self, x: int, y: int, button: int) -> None:
+        self._x("xdotool", "mousemove", str(x), str(y), "click", str(button))
+
+    def shot(self, path: Path) -> None:
+        self._x("import", "-window", "root", str(path))
 
     def windows(self) -> str:
-        return subprocess.run(["xwininfo", "-root", "-tree"], env={**os.environ, "DISPLAY": self.display},
-                              capture_output=True, text=True).stdout
+        return self._x("xwininfo", "-root", "-tree").stdout
 
     def tray_icon(self) -> tuple[int, int, int, int] | None:
         """Geometry (w, h, x, y) of our icon embedded in the tray host's panel, if it is there."""
@@ -71,11 +111,11 @@ class TraySession:
             children = _wait(lambda: _running(exe) >= CHILDREN and _running(exe), 120, tray, log)
             time.sleep(3)  # let the first status reach the icon and the tooltip
             w, h, x, y = icon
-            self._tool("click", str(x + w // 2), str(y + h // 2), "3")  # right click: the menu, for the picture
+            self.click(x + w // 2, y + h // 2, 3)  # right click opens the menu, for the picture
             time.sleep(1.5)
             screenshot.parent.mkdir(parents=True, exist_ok=True)
-            self._tool("shot", str(screenshot))
-            subprocess.run(["xdotool", "key", "Escape"], env={**os.environ, "DISPLAY": self.display}, capture_output=True)
+            self.shot(screenshot)
+            self._x("xdotool", "key", "Escape")
             second = self.sb.run([str(exe)], env, timeout=60)
             if second.rc != 0 or tray.poll() is not None:
                 raise TrayFailure(f"second copy: rc={second.rc}, first still running: {tray.poll() is None}; "

@@ -14,7 +14,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_desktop)
     # Hidden (no help text, so not listed): the launcher the tray puts in front of its children when frozen.
     g = sub.add_parser("child-guard", add_help=False)
-    g.add_argument("rest", nargs=argparse.REMAINDER)
+    g.add_argument("--parent", type=int, required=True)
+    g.add_argument("command", nargs=argparse.REMAINDER)
     g.set_defaults(handler=cmd_child_guard)
 
 
@@ -34,4 +35,5 @@ def cmd_desktop(args: argparse.Namespace) -> int:
 def cmd_child_guard(args: argparse.Namespace) -> int:
     from ltm_desktop.gui.child_guard import main
 
-    return main(args.rest)
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    return main(["--parent", str(args.parent), "--", *command])

@@ -117,6 +117,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
     c = _container()
     stats = dict(c.search_index.stats())
     stats["issues"] = to_jsonable(c.search_index.issues(200))
+    from ltm_desktop.cli.commands_serve import activity_lines, recent_activity
+
+    stats["mcp_activity"] = recent_activity(c)
     if args.json:
         print_json(stats)
         return 0
@@ -129,4 +132,6 @@ def cmd_stats(args: argparse.Namespace) -> int:
     print(f"failed files: {stats['failed_files']}, skipped with a reason: {stats['skipped_files']}, warnings: {stats['warnings']}")
     for issue in stats["issues"][:20]:
         print(f"  {issue['kind']}: {issue['path']}: {issue['reason']}")
+    for line in activity_lines(stats["mcp_activity"]):
+        print(line)
     return 0

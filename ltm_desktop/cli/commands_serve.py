@@ -97,3 +97,33 @@ def cmd_token_revoke(args: argparse.Namespace) -> int:
     c.close()
     print(f"revoked the token of {args.name!r}")
     return 0
+
+
+def recent_activity(container, hours: int = 24, last: int = 5) -> dict:
+    """MCP tool calls of the last hours per tool and client, and the last few calls (for `ltm stats`)."""
+    from ltm_desktop.core.errors import KnownError
+
+    try:
+        summary = container.journal.summary(hours)
+        calls = container.journal.recent(last)
+    except KnownError as e:
+        return {"hours": hours, "error": str(e)}
+    return {
+        "hours": hours,
+        "by_tool_and_client": [{"tool": t, "client": c, "calls": n, "errors": e} for t, c, n, e in summary],
+        "last_calls": [{"at": x.at, "tool": x.tool, "client": x.client, "ok": x.ok, "ms": x.duration_ms} for x in calls],
+    }
+
+
+def activity_lines(activity: dict) -> list[str]:
+    """The activity block of `ltm stats`, as lines a person reads."""
+    if "error" in activity:
+        return [f"AI tool calls: unavailable ({activity['error']})"]
+    rows = activity["by_tool_and_client"]
+    total = sum(r["calls"] for r in rows)
+    lines = [f"AI tool calls in the last {activity['hours']}h: {total}"]
+    lines += [f"  {r['client']}: {r['tool']} x{r['calls']}" + (f" ({r['errors']} failed)" if r["errors"] else "")
+              for r in rows[:10]]
+    for x in activity["last_calls"]:
+        lines.append(f"  last: {x['at']} {x['client']} {x['tool']} {'ok' if x['ok'] else 'error'} {x['ms']:.0f} ms")
+    return lines

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import signal
 import sys
 import threading
@@ -86,8 +85,6 @@ def cmd_worker(args: argparse.Namespace) -> int:
     import os
 
     c = _container()
-    if not logging.getLogger().isEnabledFor(logging.INFO):
-        logging.getLogger("ltm_desktop").setLevel(logging.INFO if args.until_idle else logging.WARNING)
     nice = c.settings.worker_nice
     if nice > 0 and hasattr(os, "nice"):
         os.nice(nice)  # the whole worker yields the CPU to search and the user's apps; extraction inherits it

@@ -21,7 +21,11 @@ def run_headless(container, stop: threading.Event) -> int:
     from ltm_desktop.cli.worker_child import start_worker_thread
 
     worker = start_worker_thread(stop)  # the ingestion worker, as a supervised child process
+    from ltm_desktop.cli.serve_child import start_http_server_thread
+
+    http = start_http_server_thread(stop)  # the MCP HTTP server (settings http_host/http_port), supervised
     stop.wait()
     worker.join(timeout=90)
+    http.join(timeout=40)
     container.close()
     return 0

@@ -48,6 +48,7 @@ class AppStatus:
     tooltip: str
     progress: float | None = None
     problem: str | None = None
+    counts: str = ""  # "1,234 documents indexed, 2 failed", for the menu's status line
 
 
 def _eta(seconds: float | None) -> str:
@@ -76,17 +77,17 @@ def compose_status(f: StatusFacts) -> AppStatus:
         lines.append(f"AI apps connect at {f.server_url}")
     if f.child_problems:
         problem = "\n".join(f.child_problems)
-        return AppStatus("error", "A background service stopped", "LTM Desktop: " + "\n".join([*f.child_problems, *lines]), problem=problem)
+        return AppStatus("error", "A background service stopped", "LTM Desktop: " + "\n".join([*f.child_problems, *lines]), problem=problem, counts=counts)
     if q.paused:
         extra = f"; {pending:,} files waiting" if pending else ""
-        return AppStatus("paused", "Indexing paused", "LTM Desktop: indexing paused" + extra + "\n" + "\n".join(lines))
+        return AppStatus("paused", "Indexing paused", "LTM Desktop: indexing paused" + extra + "\n" + "\n".join(lines), counts=counts)
     if f.local is not None and f.local.done < f.local.total:
         progress = f.local.done / max(1, f.local.total)
         head = f"Adding files: {f.local.done:,} of {f.local.total:,}"
-        return AppStatus("indexing", head, "LTM Desktop: " + head + "\n" + "\n".join(lines), progress)
+        return AppStatus("indexing", head, "LTM Desktop: " + head + "\n" + "\n".join(lines), progress, counts=counts)
     if pending:
         total = pending + q.done
         progress = q.done / total if total else None
         head = f"Indexing: {pending:,} files to go{_eta(q.eta_seconds)}"
-        return AppStatus("indexing", head, "LTM Desktop: " + head + "\n" + "\n".join(lines), progress)
-    return AppStatus("idle", "Up to date", "LTM Desktop: up to date\n" + "\n".join(lines))
+        return AppStatus("indexing", head, "LTM Desktop: " + head + "\n" + "\n".join(lines), progress, counts=counts)
+    return AppStatus("idle", "Up to date", "LTM Desktop: up to date\n" + "\n".join(lines), counts=counts)

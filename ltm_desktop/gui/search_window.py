@@ -70,7 +70,8 @@ class HitCard(QFrame):
         )
         path = QLabel(f"<span style='color:#64748b'>{html.escape(hit.path)}</span>")
         path.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        snippet = QLabel(html.escape(hit.snippet))
+        snippet = QLabel(hit.snippet)
+        snippet.setTextFormat(Qt.TextFormat.PlainText)  # document text is never markup
         snippet.setWordWrap(True)
         snippet.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         scores = QLabel(f"<span style='color:#64748b; font-size:small'>{score_text(hit)}</span>")

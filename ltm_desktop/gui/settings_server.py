@@ -9,6 +9,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QFormLayout,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QPushButton,
     QSpinBox,
@@ -41,6 +42,7 @@ class ServerPage(QWidget):
     applied = Signal(object)  # Settings
     failed = Signal(str)
     token_created = Signal(str, str)  # name, secret (shown once, never logged)
+    token_failed = Signal(str)
     tokens_listed = Signal(list)
 
     def __init__(self, app, parent: QWidget | None = None) -> None:
@@ -50,6 +52,10 @@ class ServerPage(QWidget):
         layout.addWidget(heading("HTTP server for AI apps"))
         layout.addWidget(hint("The MCP server listens on this computer only (127.0.0.1). Apps that cannot start a "
                               "program themselves connect to it with a token; remote ones go through Remote access."))
+        self.server_state = QLabel("")
+        self.server_state.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.server_state)
+        app.status_changed.connect(lambda _status: self._show_server_state())
         form = QFormLayout()
         self.port = QSpinBox()
         self.port.setRange(1024, 65535)
@@ -96,7 +102,13 @@ class ServerPage(QWidget):
 
     # ---- server -------------------------------------------------------------------------------------
 
+    def _show_server_state(self) -> None:
+        url = self.app.facts.server_url
+        problem = next((p for p in self.app.facts.child_problems if "port" in p or "MCP server" in p), None)
+        self.server_state.setText(f"Running: {url}" if url else f"Not running: {problem}" if problem else "Not running.")
+
     def refresh(self) -> None:
+        self._show_server_state()
         s = self.app.container.settings
         self.port.setValue(s.http_port)
         self.public_host.setText(s.public_host)
@@ -152,7 +164,7 @@ class ServerPage(QWidget):
     def create_token(self) -> None:
         name, replace = self.token_name.text().strip(), self.replace.isChecked()
         c = self.app.container
-        run_task(lambda: c.tokens.create(name, replace=replace), self._created, self.token_feedback.error, owner=self)
+        run_task(lambda: c.tokens.create(name, replace=replace), self._created, self._token_failed, owner=self)
 
     def _created(self, result) -> None:
         record, secret = result
@@ -169,7 +181,14 @@ class ServerPage(QWidget):
             return
         name = item.data(0, Qt.ItemDataRole.UserRole)
         c = self.app.container
-        run_task(lambda: c.tokens.revoke(name), lambda _r: self._revoked(name), self.token_feedback.error, owner=self)
+        run_task(lambda: c.tokens.revoke(name), lambda _r: self._revoked(name), self._token_failed, owner=self)
+
+    def _token_failed(self, message: str) -> None:
+        # The store speaks the command line's language; here the switch is a checkbox.
+        message = message.replace("(`ltm token revoke ", "(Revoke selected, or `ltm token revoke ").replace(
+            "or use --replace", "or tick “replace an existing one”")
+        self.token_feedback.error(message)
+        self.token_failed.emit(message)
 
     def _revoked(self, name: str) -> None:
         self.secret.set_text("")

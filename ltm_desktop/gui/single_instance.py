@@ -6,7 +6,7 @@ import getpass
 import hashlib
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
 ACTIVATE = b"activate\n"
@@ -41,6 +41,7 @@ class SingleInstance(QObject):
         self.name = name
         self._server = QLocalServer(self)
         self._server.newConnection.connect(self._on_connection)
+        self._sockets: list[QLocalSocket] = []
 
     def claim(self) -> bool:
         """Become the running instance; False when another one is already running (and was activated)."""
@@ -52,14 +53,27 @@ class SingleInstance(QObject):
         return self._server.listen(self.name)
 
     def release(self) -> None:
+        for socket in self._sockets:
+            socket.abort()
+        self._sockets.clear()
         self._server.close()
 
     def _on_connection(self) -> None:
         while self._server.hasPendingConnections():
             socket = self._server.nextPendingConnection()
-            socket.readyRead.connect(lambda s=socket: self._on_message(s))
-            socket.disconnected.connect(socket.deleteLater)
+            self._sockets.append(socket)
+            socket.readyRead.connect(self._on_ready_read)
+            socket.disconnected.connect(self._on_disconnected)
 
-    def _on_message(self, socket: QLocalSocket) -> None:
-        if bytes(socket.readAll().data()).startswith(ACTIVATE.strip()):
-            self.activation_requested.emit()
+    def _on_ready_read(self) -> None:
+        socket = self.sender()
+        if isinstance(socket, QLocalSocket) and bytes(socket.readAll().data()).startswith(ACTIVATE.strip()):
+            # Emitted from the event loop, not from inside the socket's own signal: a slot that opens or
+            # closes windows must not run while the socket is mid-emission.
+            QTimer.singleShot(0, self.activation_requested.emit)
+
+    def _on_disconnected(self) -> None:
+        socket = self.sender()
+        if socket in self._sockets:
+            self._sockets.remove(socket)
+            socket.deleteLater()

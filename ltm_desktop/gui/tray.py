@@ -85,7 +85,7 @@ class TrayIcon(QObject):
         self.status = status
         self.icon.setIcon(state_icon("idle" if status.state == "starting" else status.state, status.progress))
         self.icon.setToolTip(status.tooltip)
-        self.actions["status"].setText(status.headline)
+        self.actions["status"].setText(f"{status.headline} — {status.counts}" if status.counts else status.headline)
         self.actions["toggle_pause"].setText("Resume indexing" if paused else "Pause indexing")
 
     def notify(self, title: str, message: str, *, error: bool = False, context: object = None) -> None:

@@ -205,9 +205,10 @@ def parse_fetch_id(ref: str) -> tuple[str, int | None]:
     return head, int(tail) if tail else None
 
 
-def worker_status(container: Any) -> dict[str, Any] | None:
-    """The worker's state from Container.worker_status() when the worker feature is installed."""
+def worker_status(container: Any, list_limit: int = 10) -> dict[str, Any] | None:
+    """The worker's state from Container.worker_status() when the worker feature is installed (lists capped)."""
     import dataclasses
+    import json
 
     from ltm_desktop.core.errors import KnownError
 
@@ -218,9 +219,9 @@ def worker_status(container: Any) -> dict[str, Any] | None:
         status = probe()
     except KnownError as e:
         return {"available": False, "error": str(e)}
-    if dataclasses.is_dataclass(status) and not isinstance(status, type):
-        status = dataclasses.asdict(status)
-    if not isinstance(status, dict):
-        return {"status": str(status)}
-    return {str(k): v if isinstance(v, (str, int, float, bool, type(None), list, dict)) else str(v)
-            for k, v in status.items()}
+    summary = getattr(status, "summary", None)
+    data = dataclasses.asdict(status) if dataclasses.is_dataclass(status) else {"status": status}
+    data = {k: v[:list_limit] if isinstance(v, list) else v for k, v in data.items()}
+    if isinstance(summary, str):
+        data["summary"] = summary
+    return json.loads(json.dumps(data, default=str))  # datetimes, paths: plain JSON for the schema

@@ -3,22 +3,19 @@ the memory tools are recorded too, with no code in each tool."""
 
 from __future__ import annotations
 
-import logging
 import re
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import anyio
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult
 from pydantic import ValidationError
 
-from ltm_desktop.core.errors import KnownError
 from ltm_desktop.mcp.identity import current_caller
+from ltm_desktop.mcp.journal_writer import JournalWriter
 
-log = logging.getLogger(__name__)
 # Arguments that carry what the user asked; recorded only when query logging is on.
 QUERY_ARGUMENTS = ("query", "path_or_id", "id")
 _PYDANTIC_INPUT = re.compile(r"input_value=.*?, (?=input_type=)", re.S)
@@ -60,10 +57,11 @@ def _query_of(arguments: Any) -> str | None:
 
 
 class JournalMiddleware:
-    """Server middleware: time each tool call, then append it to the journal off the event loop."""
+    """Server middleware: time each tool call, then hand it to the journal writer (off the event loop)."""
 
     def __init__(self, journal: Callable[[], Any]) -> None:
         self._journal = journal  # a callable, so a journal that is unavailable now is found again later
+        self.writer = JournalWriter(self._record)
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         if ctx.method != "tools/call":
@@ -85,14 +83,15 @@ class JournalMiddleware:
             raise
         finally:
             elapsed_ms = (time.perf_counter() - started) * 1000
-            with anyio.CancelScope(shield=True):
-                await anyio.to_thread.run_sync(self._record, tool, caller, elapsed_ms, ok, error, params.get("arguments"))
+            self.writer.submit(tool, caller, elapsed_ms, ok, error, params.get("arguments"))
 
-    def _record(self, tool: str, caller, elapsed_ms: float, ok: bool, error: str | None, arguments: Any) -> None:
-        try:
-            journal = self._journal()
-            if not journal.log_queries:
-                error = _redact(error, arguments)
-            journal.record(tool, caller, elapsed_ms, ok, error, _query_of(arguments))
-        except KnownError as e:
-            log.warning("tool call not journaled (%s): %s", tool, e)
+    def _record(self, tool: str, caller: Any, elapsed_ms: float, ok: bool, error: str | None, arguments: Any) -> None:
+        journal = self._journal()
+        if not journal.log_queries:
+            error = _redact(error, arguments)
+        journal.record(tool, caller, elapsed_ms, ok, error, _query_of(arguments))
+
+
+def flush_journal(server: Any, timeout: float = 10.0) -> bool:
+    """Wait until the server's journal writer has written every call so far (tests, shutdown)."""
+    return all(m.writer.flush(timeout) for m in server.middleware if isinstance(m, JournalMiddleware))

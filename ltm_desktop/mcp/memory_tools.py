@@ -13,7 +13,12 @@ from pydantic import Field
 
 from ltm_desktop.core.memory import MEMORY_TYPES
 from ltm_desktop.mcp.identity import current_caller
-from ltm_desktop.mcp.memory_schemas import MemoryDetailOut, MemoryPageOut, RememberOut, SessionPageOut
+from ltm_desktop.mcp.memory_schemas import (
+    MemoryDetailOut,
+    MemoryPageOut,
+    RememberOut,
+    SessionPageOut,
+)
 from ltm_desktop.mcp.tool_errors import tool_errors
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)

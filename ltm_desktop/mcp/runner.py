@@ -19,9 +19,12 @@ def serve_stdio(container: Any) -> int:
 
     from ltm_desktop.mcp.server import build_server
 
+    from ltm_desktop.mcp.journal_middleware import flush_journal
+
     server = build_server(container)
     log.info("serving MCP over stdio (database and models are opened on first use)")
     anyio.run(server.run_stdio_async)
+    flush_journal(server, timeout=5)
     return 0
 
 
@@ -67,11 +70,12 @@ def serve_http(container: Any, host: str, port: int, *, json_response: bool = Fa
     import uvicorn
 
     from ltm_desktop.mcp.http_app import build_http_app
+    from ltm_desktop.mcp.journal_middleware import flush_journal
 
     sock = bind_socket(host, port)
     if host not in ("127.0.0.1", "localhost", "::1"):
         log.warning("listening on %s, not only this computer: prefer 127.0.0.1 with `ltm tunnel`", host)
-    app, _server = build_http_app(container, json_response=json_response)
+    app, server = build_http_app(container, json_response=json_response)
     preload(container)
     actual = sock.getsockname()[1]
     tokens = token_count(container)
@@ -84,4 +88,5 @@ def serve_http(container: Any, host: str, port: int, *, json_response: bool = Fa
         proxy_headers=False, timeout_graceful_shutdown=5,
     )
     uvicorn.Server(config).run(sockets=[sock])
+    flush_journal(server, timeout=5)
     return 0

@@ -78,6 +78,7 @@ class StatsOutput(BaseModel):
     model_pin: dict[str, Any] | None
     failed_files: int
     skipped_files: int
+    warnings: int = Field(default=0, description="Files indexed with a warning (e.g. low OCR confidence).")
     recent_issues: list[dict[str, str]]
     database_bytes: int
     worker: dict[str, Any] | None = Field(description="The ingestion worker's state, when a worker is installed.")

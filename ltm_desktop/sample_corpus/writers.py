@@ -1,155 +1,41 @@
-"""Write sample documents as real files, byte-for-byte reproducibly.
-
-PDFs get fixed dates and no random file id; .docx zips get fixed member times; e-mails a fixed Message-ID;
-"scans" are pages rendered to grey, slightly rotated, speckled images with no text layer, seeded per file.
-"""
+"""Write sample documents as real files: PDFs, scans and .docx through the document-writer adapter; .md and .eml here."""
 
 from __future__ import annotations
 
-import io
-import random
-import zipfile
 import zlib
 from email.message import EmailMessage
 from pathlib import Path
 
-import pymupdf
-
+from ltm_desktop.adapters.document_writers import write_docx, write_pdf, write_scan
 from ltm_desktop.sample_corpus.model import SampleDoc
 
-PAGE_W, PAGE_H = 612, 792
-MARGIN = 60
-FIXED_PDF_DATE = "D:20241231120000Z"
-FIXED_ZIP_TIME = (2024, 12, 31, 12, 0, 0)
-SCAN_DPI = 150
 
-
-def _block_style(block: str, mono: bool) -> tuple[str, str, float]:
-    """(text, font, size) for one block: headings bold, statements fixed-width."""
-    if block.startswith("## "):
-        return block[3:], "hebo", 11.5
-    if block.startswith("# "):
-        return block[2:], "hebo", 14
-    return block, ("cour" if mono else "helv"), (9.0 if mono else 10.5)
-
-
-def _lay_out(doc: pymupdf.Document, blocks: list[str], mono: bool, breaks: tuple[int, ...]) -> list[pymupdf.Page]:
-    """Flow blocks onto as many pages as they need; a block that does not fit starts the next page."""
-    pages = [doc.new_page(width=PAGE_W, height=PAGE_H)]
-    y = MARGIN
-    for i, block in enumerate(blocks):
-        text, font, size = _block_style(block, mono)
-        if i in breaks and y > MARGIN:
-            pages.append(doc.new_page(width=PAGE_W, height=PAGE_H))
-            y = MARGIN
-        for attempt in range(2):
-            rect = pymupdf.Rect(MARGIN, y, PAGE_W - MARGIN, PAGE_H - MARGIN)
-            spare = pages[-1].insert_textbox(rect, text, fontsize=size, fontname=font)
-            if spare >= 0:
-                y = PAGE_H - MARGIN - spare + size * 0.9
-                break
-            if attempt == 1:
-                raise ValueError(f"a block of {len(text)} characters does not fit on one page: split it")
-            pages.append(doc.new_page(width=PAGE_W, height=PAGE_H))
-            y = MARGIN
-    return pages
-
-
-def _save_pdf(doc: pymupdf.Document, path: Path, title: str) -> None:
-    doc.set_metadata({
-        "title": title, "author": "", "subject": "", "keywords": "", "creator": "ltm sample corpus",
-        "producer": "ltm sample corpus", "creationDate": FIXED_PDF_DATE, "modDate": FIXED_PDF_DATE,
-    })
-    doc.save(path, garbage=3, deflate=True, no_new_id=True)
-
-
-def write_pdf(doc: SampleDoc, path: Path) -> None:
-    pdf = pymupdf.open()
-    _lay_out(pdf, doc.blocks, doc.mono, doc.page_breaks)
-    _save_pdf(pdf, path, doc.title)
-    pdf.close()
-
-
-def write_scan(doc: SampleDoc, path: Path) -> None:
-    """An image-only PDF, as a flatbed scanner makes: grey paper, dust specks, a page set slightly crooked."""
-    rng = random.Random(zlib.crc32(doc.doc_id.encode()))
-    layout = pymupdf.open()
-    # Draw the paper and specks first, under the text: a page is laid out, rendered, then thrown away.
-    pages = _lay_out(layout, doc.blocks, doc.mono, doc.page_breaks)
-    out = pymupdf.open()
-    for number in range(len(pages)):
-        paper = pymupdf.open()
-        sheet = paper.new_page(width=PAGE_W, height=PAGE_H)
-        shade = rng.uniform(0.86, 0.92)
-        sheet.draw_rect(sheet.rect, color=None, fill=(shade, shade, shade - 0.02))
-        for _ in range(rng.randrange(80, 160)):
-            x, y = rng.uniform(0, PAGE_W), rng.uniform(0, PAGE_H)
-            sheet.draw_circle((x, y), rng.uniform(0.2, 0.7), color=None, fill=(0.55, 0.55, 0.55))
-        sheet.show_pdf_page(sheet.rect, layout, number)
-        matrix = pymupdf.Matrix(SCAN_DPI / 72, SCAN_DPI / 72).prerotate(rng.uniform(-1.2, 1.2))
-        png = sheet.get_pixmap(matrix=matrix, colorspace=pymupdf.csGRAY).tobytes("png")
-        paper.close()
-        target = out.new_page(width=PAGE_W, height=PAGE_H)
-        target.insert_image(target.rect, stream=png)
-    layout.close()
-    _save_pdf(out, path, "")
-    out.close()
-
-
-def write_docx(doc: SampleDoc, path: Path) -> None:
-    import docx
-
-    d = docx.Document()
-    props = d.core_properties
-    props.title, props.author, props.last_modified_by, props.comments = doc.title, "Dana Whitfield", "", ""
-    props.revision = 1
-    import datetime
-
-    props.created = props.modified = datetime.datetime(2024, 12, 31, 12, 0, 0)
-    for block in doc.blocks:
-        if block.startswith("## "):
-            d.add_heading(block[3:], level=2)
-        elif block.startswith("# "):
-            d.add_heading(block[2:], level=1)
-        else:
-            d.add_paragraph(block)
-    buf = io.BytesIO()
-    d.save(buf)
-    path.write_bytes(_normalise_zip(buf.getvalue()))
-
-
-def _normalise_zip(data: bytes) -> bytes:
-    """The same members in the same order with fixed timestamps, so the bytes depend only on the content."""
-    out = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
-        for info in src.infolist():
-            fixed = zipfile.ZipInfo(info.filename, date_time=FIXED_ZIP_TIME)
-            fixed.compress_type = zipfile.ZIP_DEFLATED
-            fixed.external_attr = 0o644 << 16
-            dst.writestr(fixed, src.read(info.filename))
-    return out.getvalue()
-
-
-def write_md(doc: SampleDoc, path: Path) -> None:
+def _md(doc: SampleDoc, path: Path) -> None:
     path.write_text("\n\n".join(doc.blocks) + "\n", encoding="utf-8")
 
 
-def write_eml(doc: SampleDoc, path: Path) -> None:
+def _eml(doc: SampleDoc, path: Path) -> None:
     msg = EmailMessage()
     for key in ("From", "To", "Cc", "Date", "Subject"):
         if key in doc.headers:
             msg[key] = doc.headers[key]
-    msg["Message-ID"] = f"<{doc.doc_id}@sample.harborviewpm.example>"
+    msg["Message-ID"] = f"<{doc.doc_id}@sample.harborviewpm.example>"  # fixed: a generated one is random
     msg.set_content("\n\n".join(doc.blocks) + "\n")
     path.write_bytes(bytes(msg))
-
-
-WRITERS = {"pdf": write_pdf, "scan": write_scan, "docx": write_docx, "md": write_md, "eml": write_eml}
 
 
 def write_document(doc: SampleDoc, root: Path) -> Path:
     """Write one document under root at its relative path; returns the path."""
     path = root / doc.rel_path
     path.parent.mkdir(parents=True, exist_ok=True)
-    WRITERS[doc.fmt](doc, path)
+    if doc.fmt == "pdf":
+        write_pdf(path, doc.blocks, doc.title, doc.mono, doc.page_breaks)
+    elif doc.fmt == "scan":
+        write_scan(path, doc.blocks, zlib.crc32(doc.doc_id.encode()), doc.mono, doc.page_breaks)
+    elif doc.fmt == "docx":
+        write_docx(path, doc.blocks, doc.title, "Dana Whitfield")
+    elif doc.fmt == "md":
+        _md(doc, path)
+    else:
+        _eml(doc, path)
     return path

@@ -12,12 +12,17 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
 from ltm_desktop.core.chunking import ChunkSizes, chunk_pages
 from ltm_desktop.core.errors import InvalidInput, NotFound
-from ltm_desktop.core.memory import MemoryEvent, MemoryRecord, MemoryStore, MemoryVersion
+from ltm_desktop.core.memory import (
+    MemoryEvent,
+    MemoryRecord,
+    MemoryStore,
+    MemoryVersion,
+)
 from ltm_desktop.core.models import Caller, Chunk, PageText
 from ltm_desktop.core.ports import Embedder, Reranker, Vector
 from ltm_desktop.services import memory_rules as rules
@@ -32,11 +37,11 @@ class NotYours(InvalidInput):
 @dataclass(frozen=True)
 class MemoryTuning:
     depth: int = 50  # candidates from each retriever before fusion
-    rerank_candidates: int = 30
+    rerank_candidates: int = 20  # memories are short and many match loosely; 20 keeps recall well under a second
     duplicate_cosine: float = 0.96  # measured: a reworded copy scores >= 0.97, "dark" vs "light mode" 0.948
     forget_days: int = 30
     item_chars: int = 1500  # longer memories are shown as a snippet in recall and list; memory_get has all
-    chunk_sizes: ChunkSizes = ChunkSizes()
+    chunk_sizes: ChunkSizes = field(default_factory=ChunkSizes)
     housekeeping_every: timedelta = timedelta(minutes=10)
 
 
@@ -210,7 +215,7 @@ class MemoryService:
         expires_at: str | datetime | None = None,
         source: str | None = None,
     ) -> MemoryVersion:
-        """Append a new version; fields left out keep their current value. The previous version is kept."""
+        """Append a new version; fields left out (None) keep their value, "" clears one. The previous version is kept."""
         now = self.now()
         record = self.owned_record(caller, memory_id)
         if record.forgotten_at is not None:
@@ -228,8 +233,9 @@ class MemoryService:
             project=cur.project if project is None else rules.check_project(project),
             visibility=cur.visibility if visibility is None else rules.check_visibility(visibility),
             confidence=cur.confidence if confidence is None else rules.check_confidence(confidence),
-            expires_at=cur.expires_at if expires_at is None else rules.check_future(
-                rules.parse_time(expires_at, "expires_at"), now, "expires_at"),
+            # An expiry already past is not carried over: updating an expired memory brings it back.
+            expires_at=(cur.expires_at if cur.expires_at is None or cur.expires_at > now else None)
+            if expires_at is None else rules.check_future(rules.parse_time(expires_at, "expires_at"), now, "expires_at"),
             source=cur.source if source is None else rules.check_optional(source, "source", rules.MAX_SOURCE_CHARS),
             author=caller.client, transport=caller.transport, created_at=max(now, cur.created_at),
         )

@@ -78,12 +78,12 @@ class MemoryReader:
             raise InvalidInput(f"the query is {len(q)} characters; the limit is {rules.MAX_QUERY_CHARS}")
         limit = rules.check_limit(limit)
         at = rules.check_past(rules.parse_time(as_of, "as_of"), now, "as_of")
-        filters = dict(
-            type=rules.check_filter_type(type), tags=rules.check_tags(tags),
-            project=rules.check_optional(project, "project", rules.MAX_NAME_CHARS),
-            author=rules.check_optional(author, "author", rules.MAX_NAME_CHARS),
-            since=rules.parse_time(since, "since"),
-        )
+        filters = {
+            "type": rules.check_filter_type(type), "tags": rules.check_tags(tags),
+            "project": rules.check_optional(project, "project", rules.MAX_NAME_CHARS),
+            "author": rules.check_optional(author, "author", rules.MAX_NAME_CHARS),
+            "since": rules.parse_time(since, "since"),
+        }
         fp = rules.fingerprint("recall", caller.client, q, sorted(filters.items()), at)
         offset = 0
         if cursor:
@@ -147,11 +147,11 @@ class MemoryReader:
         """Newest first, no query."""
         s = self._s
         limit = rules.check_limit(limit)
-        filters = dict(
-            type=rules.check_filter_type(type),
-            project=rules.check_optional(project, "project", rules.MAX_NAME_CHARS),
-            namespace_without_project=namespace_without_project,
-        )
+        filters = {
+            "type": rules.check_filter_type(type),
+            "project": rules.check_optional(project, "project", rules.MAX_NAME_CHARS),
+            "namespace_without_project": namespace_without_project,
+        }
         fp = rules.fingerprint("list", caller.client, sorted(filters.items()))
         after = None
         if cursor:

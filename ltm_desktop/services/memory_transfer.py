@@ -16,7 +16,12 @@ from datetime import datetime
 from typing import Any
 
 from ltm_desktop.core.errors import InvalidInput
-from ltm_desktop.core.memory import MEMORY_TYPES, MemoryEvent, MemoryRecord, MemoryVersion
+from ltm_desktop.core.memory import (
+    MEMORY_TYPES,
+    MemoryEvent,
+    MemoryRecord,
+    MemoryVersion,
+)
 from ltm_desktop.core.models import Caller
 from ltm_desktop.services import memory_rules as rules
 from ltm_desktop.services.memory import MemoryService

@@ -116,7 +116,10 @@ class QueueWorker:
                 if self._in_flight:
                     done, _ = cf.wait(list(self._in_flight), timeout=t.poll_seconds, return_when=cf.FIRST_COMPLETED)
                     for future in done:
-                        self._complete(future)
+                        try:
+                            self._complete(future)
+                        except KnownError as e:  # the store went away mid-job: its lease hands it back later
+                            log.warning("worker: %s", e)
                     continue
                 if claimed:
                     continue

@@ -29,3 +29,35 @@ def _no_task_outlives_its_test(qapp, qtbot):  # qtbot first: its widgets close a
     yield
     assert wait_for_tasks(120_000), "a background task did not finish"
     qapp.processEvents()
+
+
+@pytest.fixture
+def make_app(qtbot, pg_uri, shared_models, tmp_path):
+    """A DesktopApp (no tray, as offscreen) on its own home and a fresh database; quit after the test."""
+    from ltm_desktop.gui.desktop_app import DesktopApp
+    from tests.conftest import create_database, make_container
+    from tests.gui.gui_helpers import FAST
+
+    made = []
+
+    def make(run_children: bool = False, welcomed: bool = True, **overrides):
+        c = make_container(tmp_path / f"home{len(made)}", create_database(pg_uri, "gui_app"), shared_models,
+                           ingest_workers=1, **overrides)
+        app = DesktopApp(c, policy=FAST, tray_available=False, run_children=run_children, stop_database_on_quit=False)
+        if welcomed:
+            app.state.mark_welcomed()
+        made.append(app)
+        return app
+
+    yield make
+    for app in made:
+        app.quit()
+
+
+@pytest.fixture
+def started_app(qtbot, make_app):
+    """An app whose store is up (no children)."""
+    app = make_app()
+    with qtbot.wait_signal(app.store_ready, timeout=60_000):
+        app.start()
+    return app

@@ -3,51 +3,14 @@
 from __future__ import annotations
 
 import socket
-import urllib.request
-
-import pytest
 
 from ltm_desktop.core.models import Skipped
 from ltm_desktop.gui import children
 from ltm_desktop.gui.desktop_app import DesktopApp
 from ltm_desktop.gui.status_window import NO_TRAY_NOTICE
-from ltm_desktop.gui.supervisor import ChildSpec, ChildState, RestartPolicy
-from tests.conftest import create_database, make_container
-from tests.gui.gui_helpers import is_running
-
-FAST = RestartPolicy(first_delay_ms=50, max_delay_ms=200, crash_limit=3, window_seconds=60, grace_ms=5000)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def healthy(port: int) -> bool:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as r:
-            return r.status == 200
-    except OSError:
-        return False
-
-
-@pytest.fixture
-def make_app(qtbot, pg_uri, shared_models, tmp_path):
-    """A DesktopApp on its own home and a fresh database; stopped (children too) after the test."""
-    made: list[DesktopApp] = []
-
-    def make(run_children: bool = False, **overrides) -> DesktopApp:
-        c = make_container(tmp_path / f"home{len(made)}", create_database(pg_uri, "gui_app"), shared_models,
-                           ingest_workers=1, **overrides)
-        app = DesktopApp(c, policy=FAST, tray_available=False, run_children=run_children, stop_database_on_quit=False)
-        app.state.mark_welcomed()  # the welcome has its own test
-        made.append(app)
-        return app
-
-    yield make
-    for app in made:
-        app.quit()
+from ltm_desktop.gui.supervisor import ChildSpec, ChildState
+from tests.conftest import make_container
+from tests.gui.gui_helpers import FAST, free_port, healthy, is_running
 
 
 def test_without_a_tray_host_the_app_runs_in_a_window_and_says_so(qtbot, make_app):

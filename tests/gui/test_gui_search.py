@@ -118,3 +118,20 @@ def test_memory_tab_browses_searches_edits_forgets_and_restores(qtbot, container
     with qtbot.wait_signal(tab.changed, timeout=30_000):
         tab.restore()
     assert memory.get(LOCAL_OWNER, mine).status == "active"
+
+
+def test_open_at_page_uses_a_pdf_viewer_that_takes_a_page(monkeypatch, tmp_path):
+    from ltm_desktop.gui.open_file import citation, viewer_command
+
+    pdf = tmp_path / "manual.pdf"
+    pdf.write_bytes(b"%PDF-1.4")
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    assert viewer_command(str(pdf), 3) is None  # no known viewer: the desktop's default app opens it
+    (tmp_path / "bin").mkdir()
+    zathura = tmp_path / "bin" / "zathura"
+    zathura.write_text("#!/bin/sh\n")
+    zathura.chmod(0o755)
+    assert viewer_command(str(pdf), 3) == [str(zathura), "-P", "3", str(pdf)]
+    assert viewer_command(str(tmp_path / "notes.md"), 3) is None
+    assert citation("Manual", "/d/manual.pdf", 3, 5, " the valve ") == 'Manual (/d/manual.pdf, pp. 3–5)\n"the valve"'
+    assert citation("Notes", "/d/notes.md", None, None) == "Notes (/d/notes.md)"

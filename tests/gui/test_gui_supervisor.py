@@ -193,3 +193,12 @@ def test_logs_rotate_when_full(tmp_path):
     assert Path(str(log.path) + ".1").exists()
     assert log.path.stat().st_size <= 100 + 10
     assert log.tail(1) == ["line 29"]
+
+
+def test_the_frozen_build_guard_subcommand_runs_the_command_and_stays_hidden():
+    """A frozen app has no `-m`: it puts `ltm child-guard --parent PID --` in front of its children."""
+    run = subprocess.run([*ltm_command("child-guard", "--parent", str(os.getpid()), "--", sys.executable, "-c",
+                                       "import sys; print('child ran'); sys.exit(3)")], capture_output=True, text=True)
+    assert run.returncode == 3 and run.stdout == "child ran\n"
+    listed = subprocess.run(ltm_command("--help"), capture_output=True, text=True).stdout
+    assert "child-guard" not in listed and "desktop" in listed

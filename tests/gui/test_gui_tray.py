@@ -52,7 +52,7 @@ def test_tray_shows_state_tooltip_and_pause_label(qtbot):
     status = compose_status(StatusFacts(store_ready=True, documents=7, queue=QueueFacts(queued=3, paused=True)))
     tray.show_status(status, paused=True)
     assert tray.icon.toolTip() == status.tooltip and "7 documents indexed" in tray.icon.toolTip()
-    assert tray.actions["status"].text() == "Indexing paused"
+    assert tray.actions["status"].text() == "Indexing paused — 7 documents indexed"
     assert tray.actions["toggle_pause"].text() == "Resume indexing"
     tray.show_status(compose_status(StatusFacts(store_ready=True)), paused=False)
     assert tray.actions["toggle_pause"].text() == "Pause indexing"

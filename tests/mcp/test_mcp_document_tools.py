@@ -145,6 +145,7 @@ async def test_stats_describe_the_index(indexed):
     assert s["hnsw_index"] is True
     assert s["model_pin"]["model_id"] == indexed.embedder.pin.model_id
     assert s["pages"] >= 7 and s["failed_files"] == 0
+    assert s["worker"] is None or "queued" in s["worker"]  # the worker's status, when that feature is installed
 
 
 async def test_connector_search_and_fetch_shapes(indexed):
@@ -178,3 +179,11 @@ async def test_no_index_is_a_tool_error_and_the_server_recovers_when_the_store_a
         fresh_container.ingest.ingest_file(corpus / "harbor-lease-2024.pdf")
         r = await client.call_tool("ltm_search", {"query": "monthly rent"})
         assert not r.is_error and r.structured_content["hits"][0]["path"].endswith("harbor-lease-2024.pdf")
+
+
+async def test_models_and_services_are_built_once_per_process(indexed):
+    built = (indexed.embedder, indexed.reranker, indexed.search, indexed.read_db)
+    for query in ("rent", "pet deposit"):
+        r = await call(indexed, "ltm_search", {"query": query})  # a new server each time, same container
+        assert not r.is_error
+    assert all(a is b for a, b in zip(built, (indexed.embedder, indexed.reranker, indexed.search, indexed.read_db)))

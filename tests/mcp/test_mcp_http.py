@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import time
 
+import anyio
 import httpx2
 import pytest
 from mcp import Client
@@ -78,8 +79,13 @@ async def test_path_token_works_for_apps_without_a_header_field(server):
 async def test_the_journal_records_each_client_by_its_token_name(server, indexed):
     await call(server["base"] + "/mcp", "ltm_stats", {}, bearer("claude-code"))
     await call(f"{server['base']}/t/{TOKENS['chatgpt']}/mcp", "ltm_stats", {})
-    recent = indexed.journal.recent(50)
-    stats_calls = {(c.client, c.transport) for c in recent if c.tool == "ltm_stats" and c.ok}
+    deadline = time.monotonic() + 15  # the child journals on a background thread
+    while True:
+        recent = indexed.journal.recent(50)
+        stats_calls = {(c.client, c.transport) for c in recent if c.tool == "ltm_stats" and c.ok}
+        if {("claude-code", "http"), ("chatgpt", "http")} <= stats_calls or time.monotonic() > deadline:
+            break
+        await anyio.sleep(0.2)
     assert {("claude-code", "http"), ("chatgpt", "http")} <= stats_calls
     assert all(c.query is None for c in recent)  # log_queries is off by default
 
@@ -180,3 +186,32 @@ def test_tokens_never_reach_the_logs(server):
     for token in TOKENS.values():
         assert token not in combined
         assert token[4:20] not in combined
+
+
+@pytest.mark.anyio
+async def test_json_response_mode_answers_plain_json(indexed):
+    """--json-response (for tunnels without SSE), served in-process by uvicorn on 127.0.0.1."""
+    import uvicorn
+
+    from ltm_desktop.mcp.http_app import build_http_app
+    from ltm_desktop.mcp.runner import bind_socket
+
+    sock = bind_socket("127.0.0.1", 0)
+    port = sock.getsockname()[1]
+    app, _ = build_http_app(indexed, json_response=True)
+    server = uvicorn.Server(uvicorn.Config(app, access_log=False, log_config=None, lifespan="on"))
+    _, token = indexed.tokens.create("json-mode")
+    headers = {"Authorization": f"Bearer {token}"}
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(server.serve, [sock])
+        with anyio.fail_after(20):
+            while not server.started:
+                await anyio.sleep(0.05)
+        async with httpx2.AsyncClient() as http:
+            r = await http.post(f"http://127.0.0.1:{port}/mcp", content=json.dumps(INIT), headers={**JSON_HEADERS, **headers})
+        assert r.status_code == 200 and r.headers["content-type"].startswith("application/json")
+        assert r.json()["result"]["serverInfo"]["name"] == "ltm-desktop"
+        _, result = await call(f"http://127.0.0.1:{port}/mcp", "ltm_search", {"query": "plumber quote"}, headers, "legacy")
+        assert result.structured_content["hits"][0]["path"].endswith("plumber.eml")
+        server.should_exit = True
+    sock.close()

@@ -3,12 +3,11 @@ query text only when the user turned it on; old rows pruned."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 from mcp import Client
 
 from ltm_desktop.core.models import Caller
+from ltm_desktop.mcp.journal_middleware import flush_journal
 from ltm_desktop.mcp.server import build_server
 from tests.conftest import make_container
 
@@ -24,11 +23,13 @@ def _since(container, marker: str):
 
 async def test_every_call_is_journaled_without_query_text_by_default(indexed):
     indexed.journal.record("marker-1", Caller("test", "local", True), 0, True, None, None)
-    async with Client(build_server(indexed)) as client:
+    server = build_server(indexed)
+    async with Client(server) as client:
         await client.call_tool("ltm_search", {"query": "secret project falcon rent"})
         await client.call_tool("ltm_search", {"query": "rent", "k": 99})  # rejected by the schema
         await client.call_tool("ltm_get_document", {"path_or_id": "private-diary-entry"})  # not found
         await client.call_tool("no_such_tool", {})
+    assert flush_journal(server)
     rows = _since(indexed, "marker-1")
     assert [(r.tool, r.ok) for r in rows] == [
         ("ltm_search", True), ("ltm_search", False), ("ltm_get_document", False), ("no_such_tool", False)
@@ -46,10 +47,12 @@ async def test_query_text_is_kept_when_the_user_turned_it_on(tmp_path, mcp_db, s
     c = make_container(tmp_path, mcp_db, shared_models, log_queries=True)
     try:
         c.journal.record("marker-2", Caller("test", "local", True), 0, True, None, None)
-        async with Client(build_server(c)) as client:
+        server = build_server(c)
+        async with Client(server) as client:
             await client.call_tool("ltm_search", {"query": "garden tomatoes"})
             await client.call_tool("ltm_get_document", {"path_or_id": "garden-plan.md"})
             await client.call_tool("fetch", {"id": "nope"})
+        assert flush_journal(server)
         rows = _since(c, "marker-2")
         assert [r.query for r in rows] == ["garden tomatoes", "garden-plan.md", "nope"]
         assert "'nope'" in rows[2].error
@@ -79,7 +82,12 @@ def test_summary_counts_calls_and_errors_per_tool_and_client(indexed):
     assert rows[("ltm_stats", "summary-client")] == (3, 1)
 
 
-def test_a_journal_that_cannot_be_written_does_not_fail_the_call(fresh_container):
-    # No tables yet in this database: the journal says so in the log and returns False; nothing raises.
+async def test_a_journal_that_cannot_be_written_does_not_fail_or_delay_the_call(fresh_container, caplog):
+    # No tables in this database yet: the journal says so in the log; the call itself is answered.
     assert fresh_container.journal.record("x", Caller("c", "stdio", True), 1, True, None, None) is False
-    assert dataclasses.is_dataclass(fresh_container.settings)
+    server = build_server(fresh_container)
+    async with Client(server) as client:
+        r = await client.call_tool("ltm_stats", {})
+    assert r.is_error and "no index yet" in r.content[0].text
+    assert flush_journal(server)
+    assert "tool call not journaled (ltm_stats)" in caplog.text and "ltm db migrate" in caplog.text

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
+from ltm_desktop.core.models import Caller
 from tests.conftest import MODELS_DIR
 from tests.mcp.serving import REPO, child_env
 
@@ -28,6 +29,7 @@ def params(env: dict[str, str]) -> StdioServerParameters:
 
 @pytest.mark.anyio
 async def test_stdio_client_searches_and_reads(stdio_env, indexed):
+    indexed.journal.record("marker-stdio", Caller("test", "local", True), 0, True, None, None)
     async with Client(params(stdio_env)) as client:
         assert client.protocol_version == "2026-07-28"
         names = {t.name for t in (await client.list_tools()).tools}
@@ -39,8 +41,12 @@ async def test_stdio_client_searches_and_reads(stdio_env, indexed):
         assert "late May" in r.structured_content["text"]
         r = await client.call_tool("ltm_search", {"query": ""})
         assert r.is_error and "query is empty" in r.content[0].text
-    calls = [c for c in indexed.journal.recent(20) if c.tool in ("ltm_search", "ltm_get_document")][:3]
-    assert all((c.client, c.transport) == ("local-owner", "stdio") for c in calls)
+    rows = indexed.journal.recent(50)
+    since = rows[: next(i for i, r in enumerate(rows) if r.tool == "marker-stdio")]
+    assert sorted((c.tool, c.ok) for c in since) == [
+        ("ltm_get_document", True), ("ltm_search", False), ("ltm_search", True)
+    ]
+    assert all((c.client, c.transport) == ("local-owner", "stdio") for c in since)
 
 
 @pytest.mark.anyio

@@ -141,12 +141,14 @@ def test_expiry_hides_only_expired_memories(mem):
     soon = (svc.now() + timedelta(hours=2)).isoformat()
     temp = svc.remember(ALICE, "The garage door code this week is 4471.", type="fact", project="expiry", expires_at=soon).id
     lasting = svc.remember(ALICE, "The garage door opener battery is a CR2032.", type="fact", project="expiry").id
-    ids = lambda: {x.view.id for x in reader.list(ALICE, project="expiry").items}  # noqa: E731
+    ids = lambda: {x.view.id for x in reader.list(ALICE, project="expiry").items}
     assert ids() == {temp, lasting}
     svc.clock.advance(hours=3)
     assert ids() == {lasting}
     assert temp not in [x.view.id for x in reader.recall(ALICE, "garage door code", project="expiry").items]
     assert svc.get(ALICE, temp).status == "expired"  # still readable by id, never silently lost
+    svc.update(ALICE, temp, "The garage door code is now 9902.")  # updating an expired memory brings it back
+    assert ids() == {temp, lasting} and svc.get(ALICE, temp).record.current.expires_at is None
 
 
 def test_bad_input_is_refused_by_name_and_changes_nothing(mem):
@@ -183,12 +185,10 @@ def test_memory_writes_go_through_the_narrow_role(mem):
     db = mem.memory_db
     with db.connection() as conn:
         assert conn.execute("SELECT current_user").fetchone()[0] == "ltm_memory_writer"
-    with pytest.raises(psycopg.errors.InsufficientPrivilege):
-        with db.connection() as conn:
-            conn.execute("DELETE FROM documents")
-    with pytest.raises(psycopg.errors.InsufficientPrivilege):
-        with db.connection() as conn:
-            conn.execute("UPDATE model_pin SET dim = 1")
+    with pytest.raises(psycopg.errors.InsufficientPrivilege), db.connection() as conn:
+        conn.execute("DELETE FROM documents")
+    with pytest.raises(psycopg.errors.InsufficientPrivilege), db.connection() as conn:
+        conn.execute("UPDATE model_pin SET dim = 1")
 
 
 def test_a_model_change_re_embeds_memory_vectors(mem):

@@ -10,7 +10,7 @@ from tests.conftest import REPO, create_database
 
 
 def ltm(env: dict, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ltm_desktop", "memory", *args], env=env, cwd=REPO, input=stdin,
+    return subprocess.run([sys.executable, "-m", "ltm_desktop", "memory", *args], check=False, env=env, cwd=REPO, input=stdin,
                           capture_output=True, text=True, timeout=300)
 
 

@@ -26,7 +26,7 @@ def start_embedded(data_dir: Path, *, create: bool) -> str:
     """Start or attach to the embedded server and return its connection URI."""
     if not create and not has_cluster(data_dir):
         raise NoIndexYet(f"no database at {data_dir}")
-    free = shutil.disk_usage(data_dir.parent if data_dir.parent.exists() else Path("/")).free
+    free = _free_bytes(data_dir)
     if not has_cluster(data_dir) and free < 200 * 1024 * 1024:
         raise StoreUnavailable(f"only {free // (1024 * 1024)} MiB free for the database at {data_dir}: free some disk space")
     try:
@@ -41,6 +41,13 @@ def start_embedded(data_dir: Path, *, create: bool) -> str:
             f"the embedded Postgres in {data_dir} did not start ({type(e).__name__}: {e}); "
             f"see {data_dir}/log or run `ltm doctor`"
         ) from e
+
+
+def _free_bytes(path: Path) -> int:
+    """Free space on the filesystem that will hold path: its nearest existing folder (a new LTM_HOME does not exist yet)."""
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return shutil.disk_usage(path).free
 
 
 def stop_embedded(data_dir: Path) -> bool:

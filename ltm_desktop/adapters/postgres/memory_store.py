@@ -18,7 +18,14 @@ from psycopg.conninfo import make_conninfo
 from ltm_desktop.adapters.postgres.database import Database, translate_errors
 from ltm_desktop.adapters.postgres.document_store import as_vector
 from ltm_desktop.core.chunking import chunk_context
-from ltm_desktop.core.memory import MemoryEvent, MemoryMatch, MemoryRecord, MemoryScope, MemoryVersion, MemoryView
+from ltm_desktop.core.memory import (
+    MemoryEvent,
+    MemoryMatch,
+    MemoryRecord,
+    MemoryScope,
+    MemoryVersion,
+    MemoryView,
+)
 from ltm_desktop.core.models import Chunk, ModelPin
 from ltm_desktop.core.ports import Vector
 
@@ -34,9 +41,8 @@ _VERSION_COLUMNS = (
 
 def memory_database(conninfo: str) -> Database:
     """A read-write pool for memory, as the narrow writer role when the server has it (else the main user)."""
-    with translate_errors("memory"):
-        with psycopg.connect(conninfo, connect_timeout=10) as conn:
-            has_role = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (WRITER_ROLE,)).fetchone()
+    with translate_errors("memory"), psycopg.connect(conninfo, connect_timeout=10) as conn:
+        has_role = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (WRITER_ROLE,)).fetchone()
     if has_role:
         narrow = make_conninfo(conninfo, user=WRITER_ROLE)
         try:
@@ -54,40 +60,43 @@ def ensure_memory_vectors(db: Database, pin: ModelPin) -> bool:
     Run with the main user (it owns the schema). The table records which model made its vectors, so after
     `ltm reindex` switches models, memory notices and re-embeds instead of mixing vector spaces.
     """
-    with db.connection() as conn:
-        conn.execute(
-            "CREATE TABLE IF NOT EXISTS memory_vector_model ("
-            " id integer PRIMARY KEY CHECK (id = 1), model_id text NOT NULL, dim integer NOT NULL,"
-            " files_sha256 text NOT NULL)"
-        )
+    current = (pin.model_id, pin.dim, pin.files_sha256)
+
+    def state(conn: psycopg.Connection) -> tuple[bool, bool]:
         row = conn.execute("SELECT model_id, dim, files_sha256 FROM memory_vector_model WHERE id = 1").fetchone()
         exists = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (f"public.{VECTORS_TABLE}",)).fetchone()[0]
-        stale = exists and (row is None or tuple(row) != (pin.model_id, pin.dim, pin.files_sha256))
+        return bool(exists), bool(exists and row is not None and tuple(row) == current)
+
+    with db.connection() as conn:
+        if state(conn)[1]:
+            return False
+        conn.execute("LOCK TABLE memory_vector_model IN EXCLUSIVE MODE")  # processes starting together take turns
+        exists, ready = state(conn)
+        if ready:
+            return False
+        stale = exists
         if stale:
             conn.execute(sql.SQL("DROP TABLE {}").format(sql.Identifier(VECTORS_TABLE)))
         conn.execute(
             sql.SQL(
-                "CREATE TABLE IF NOT EXISTS {t} ("
+                "CREATE TABLE {t} ("
                 " chunk_id bigint PRIMARY KEY REFERENCES memory_chunks ON DELETE CASCADE,"
                 " embedding vector({d}) NOT NULL)"
             ).format(t=sql.Identifier(VECTORS_TABLE), d=sql.Literal(pin.dim))
         )
         conn.execute(
-            sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {t} USING hnsw (embedding vector_cosine_ops)").format(
+            sql.SQL("CREATE INDEX {i} ON {t} USING hnsw (embedding vector_cosine_ops)").format(
                 i=sql.Identifier(f"{VECTORS_TABLE}_hnsw"), t=sql.Identifier(VECTORS_TABLE)
             )
         )
         conn.execute("DELETE FROM memory_vector_model")
-        conn.execute(
-            "INSERT INTO memory_vector_model VALUES (1, %s, %s, %s)", (pin.model_id, pin.dim, pin.files_sha256)
-        )
+        conn.execute("INSERT INTO memory_vector_model VALUES (1, %s, %s, %s)", current)
         if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (WRITER_ROLE,)).fetchone():
             conn.execute(
                 sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {} TO {}").format(
                     sql.Identifier(VECTORS_TABLE), sql.Identifier(WRITER_ROLE)
                 )
             )
-            conn.execute(sql.SQL("GRANT SELECT ON memory_vector_model TO {}").format(sql.Identifier(WRITER_ROLE)))
         has_chunks = conn.execute("SELECT EXISTS (SELECT 1 FROM memory_chunks)").fetchone()[0]
     return bool(stale and has_chunks)
 
@@ -196,7 +205,7 @@ class PgMemoryStore:
             (memory_id, v.version, context, [c.ordinal for c in chunks], [c.text for c in chunks],
              [c.char_start for c in chunks], [c.char_end for c in chunks]),
         ).fetchall()
-        ids = dict((ordinal, cid) for cid, ordinal in rows)
+        ids = {ordinal: cid for cid, ordinal in rows}
         self._copy_vectors(conn, [ids[c.ordinal] for c in chunks], vectors)
 
     def _copy_vectors(self, conn: psycopg.Connection, ids: Sequence[int], vectors: Sequence[Vector]) -> None:

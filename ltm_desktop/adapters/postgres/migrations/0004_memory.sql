@@ -62,6 +62,14 @@ CREATE TABLE memory_chunks (
 );
 CREATE INDEX memory_chunks_tsv ON memory_chunks USING gin (tsv);
 
+-- Which model made the vectors in memory_chunk_embeddings (checked against model_pin when memory opens).
+CREATE TABLE memory_vector_model (
+    id           integer PRIMARY KEY CHECK (id = 1),
+    model_id     text NOT NULL,
+    dim          integer NOT NULL,
+    files_sha256 text NOT NULL
+);
+
 -- The narrow write path: a role that may read the model pin and write memory tables, and nothing else.
 -- Created where the server lets us create roles (always on the embedded server); elsewhere the main user writes.
 DO $$
@@ -74,7 +82,7 @@ BEGIN
     IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'ltm_memory_writer') THEN
         EXECUTE format('GRANT CONNECT ON DATABASE %I TO ltm_memory_writer', current_database());
         GRANT USAGE ON SCHEMA public TO ltm_memory_writer;
-        GRANT SELECT ON model_pin, schema_migrations TO ltm_memory_writer;
+        GRANT SELECT ON model_pin, schema_migrations, memory_vector_model TO ltm_memory_writer;
         GRANT SELECT, INSERT, UPDATE, DELETE ON memories, memory_versions, memory_events, memory_chunks
             TO ltm_memory_writer;
         GRANT USAGE, SELECT ON SEQUENCE memory_events_id_seq, memory_chunks_id_seq TO ltm_memory_writer;

@@ -1,0 +1,244 @@
+"""Search latency at 10k and 100k chunks (1M with --million) next to its physical floor, and HNSW recall.
+
+For each size, in one run: the full search (hybrid, with and without the reranker) is timed next to the
+floor it cannot beat, the query embedding plus one bare HNSW query, per question; target p95 without rerank
+<= 2x the floor's p95. HNSW recall@10 against exact search is measured at several ef_search values.
+
+Synthetic chunks: texts recombine sentences of the sample corpus with fresh names and numbers; vectors
+mix two real embeddings of such texts plus noise, so they cluster the way real documents do (pure random
+vectors would be an unrealistically hard case for HNSW). Queries are the sample corpus's questions,
+embedded for real. Rows load with COPY (through PgDocumentStore) and the HNSW index is built once per size.
+Results: bench/results/bench_search.json and .png.
+
+Run:  .venv/bin/python bench/bench_search.py [--million] [--queries 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+import psutil  # noqa: E402
+
+from ltm_desktop.adapters.postgres.document_store import PgDocumentStore  # noqa: E402
+from ltm_desktop.bootstrap import Container, configure_environment  # noqa: E402
+from ltm_desktop.core.models import Chunk, Extracted, FileFacts, PageText  # noqa: E402
+from ltm_desktop.sample_corpus.build import assemble  # noqa: E402
+from ltm_desktop.services.eval_metrics import percentile  # noqa: E402
+from ltm_desktop.services.search import SearchService  # noqa: E402
+from ltm_desktop.settings import Settings  # noqa: E402
+
+RESULTS = ROOT / "bench" / "results"
+ANCHORS = 1500
+PER_DOC = 500
+NAMES = ("Alvarez", "Kowalski", "Okafor", "Nguyen", "Brennan", "Haddad", "Patel", "Moreau", "Delgado", "Ricci",
+         "Novak", "Mensah", "Castillo", "Petrov", "Doucette", "Lindqvist", "Yamamoto", "Thibodeau", "Whitaker")
+
+
+def stats(values: list[float]) -> dict[str, float]:
+    return {"p50_ms": round(percentile(values, 50), 2), "p95_ms": round(percentile(values, 95), 2)}
+
+
+class SyntheticCorpus:
+    """Anchor texts (embedded for real) and chunks derived from pairs of anchors."""
+
+    def __init__(self, embedder, seed: int = 5) -> None:
+        self.rng = random.Random(seed)
+        docs, _ = assemble(20240601)
+        sentences = [s.strip() for d in docs for b in d.blocks if not b.startswith("#")
+                     for s in re.split(r"(?<=[.!?])\s+", " ".join(b.split())) if len(s) > 40]
+        self.anchor_texts = [" ".join(self.rng.sample(sentences, 3)) for _ in range(ANCHORS)]
+        vecs = []
+        for i in range(0, ANCHORS, 64):
+            vecs.extend(embedder.embed_documents(self.anchor_texts[i : i + 64]))
+        self.anchor_vecs = np.asarray(vecs, dtype=np.float32)
+
+    def batch(self, n: int) -> tuple[list[str], np.ndarray]:
+        rng, texts = self.rng, []
+        a = np.array([rng.randrange(ANCHORS) for _ in range(n)])
+        b = np.array([rng.randrange(ANCHORS) for _ in range(n)])
+        w = np.array([rng.uniform(0.6, 0.9) for _ in range(n)], dtype=np.float32)[:, None]
+        noise = np.random.default_rng(rng.randrange(2**32)).normal(0, 0.02, (n, self.anchor_vecs.shape[1]))
+        vecs = w * self.anchor_vecs[a] + (1 - w) * self.anchor_vecs[b] + noise.astype(np.float32)
+        vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+        for i in range(n):
+            text = f"{self.anchor_texts[a[i]]} {self.anchor_texts[b[i]].split('. ')[0]}."
+            text = re.sub(r"\$[\d,]+\.\d\d", f"${rng.randrange(50, 9000):,}.{rng.randrange(100):02d}", text)
+            texts.append(f"{text} Ref {rng.choice(NAMES)}-{rng.randrange(10000, 99999)}.")
+        return texts, vecs
+
+
+def load(store: PgDocumentStore, corpus: SyntheticCorpus, start: int, count: int) -> None:
+    for d in range(start // PER_DOC, (start + count) // PER_DOC):
+        texts, vecs = corpus.batch(PER_DOC)
+        chunks = [Chunk(i, t, 1, 1, "", 0, len(t)) for i, t in enumerate(texts)]
+        extracted = Extracted((PageText(1, "synthetic", "text"),), False, "text/plain")
+        facts = FileFacts(f"/synthetic/doc_{d:05d}.txt", "/synthetic", f"doc_{d:05d}.txt", 1, 0.0)
+        store.save_new_content(facts, f"synthetic-{d:05d}", extracted, f"Synthetic {d}", "note", chunks, list(vecs), "bench")
+
+
+def build_index(db) -> float:
+    start = time.perf_counter()
+    with db.connection() as conn:
+        conn.execute("SET maintenance_work_mem = '1GB'")
+        conn.execute("DROP INDEX IF EXISTS chunk_embeddings_hnsw")
+        conn.execute("CREATE INDEX chunk_embeddings_hnsw ON chunk_embeddings USING hnsw (embedding vector_cosine_ops)")
+        conn.execute("ANALYZE chunks")
+        conn.execute("ANALYZE chunk_embeddings")
+    return round(time.perf_counter() - start, 1)
+
+
+def bare_hnsw(db, vec, ef: int, limit: int, exact: bool = False) -> tuple[list[int], float]:
+    from ltm_desktop.adapters.postgres.document_store import as_vector
+
+    with db.connection() as conn:
+        if exact:
+            conn.execute("SET LOCAL enable_indexscan = off")
+        conn.execute(f"SET LOCAL hnsw.ef_search = {ef}")
+        start = time.perf_counter()
+        rows = conn.execute(
+            "SELECT chunk_id FROM chunk_embeddings ORDER BY embedding <=> %s LIMIT %s", (as_vector(vec), limit)
+        ).fetchall()
+        return [r[0] for r in rows], (time.perf_counter() - start) * 1000
+
+
+def measure(scratch, embedder, reranker, queries: list[str], rerank_queries: int) -> dict:
+    service = SearchService(scratch.search_index, embedder, reranker)
+    db = scratch.read_db
+    for q in queries[:5]:  # warm caches and the pool
+        service.search(q, k=8, rerank=False)
+    embed_ms, hnsw_ms, floor, plain, dense, lexical = [], [], [], [], [], []
+    vectors = []
+    for q in queries:
+        start = time.perf_counter()
+        vec = embedder.embed_query(q)
+        e = (time.perf_counter() - start) * 1000
+        _, h = bare_hnsw(db, vec, 100, 50)
+        vectors.append(vec)
+        embed_ms.append(e)
+        hnsw_ms.append(h)
+        floor.append(e + h)
+        for mode, sink in (("hybrid", plain), ("dense", dense), ("lexical", lexical)):
+            start = time.perf_counter()
+            service.search(q, k=8, rerank=False, mode=mode)
+            sink.append((time.perf_counter() - start) * 1000)
+    reranked = []
+    for q in queries[:rerank_queries]:
+        start = time.perf_counter()
+        service.search(q, k=8, rerank=True)
+        reranked.append((time.perf_counter() - start) * 1000)
+    recall = {}
+    exact = [bare_hnsw(db, v, 100, 10, exact=True)[0] for v in vectors[:60]]
+    for ef in (20, 40, 100, 200):
+        hits, times = [], []
+        for v, truth in zip(vectors[:60], exact):
+            found, ms = bare_hnsw(db, v, ef, 10)
+            hits.append(len(set(found) & set(truth)) / len(truth))
+            times.append(ms)
+        recall[str(ef)] = {"recall_at_10": round(sum(hits) / len(hits), 4), **stats(times)}
+    result = {
+        "query_embedding": stats(embed_ms), "bare_hnsw_top50_ef100": stats(hnsw_ms), "floor": stats(floor),
+        "search_hybrid_no_rerank": stats(plain), "search_dense_only": stats(dense),
+        "search_lexical_only": stats(lexical), "search_hybrid_rerank": stats(reranked),
+        "hnsw_recall_vs_exact": recall,
+    }
+    result["no_rerank_p95_over_floor_p95"] = round(result["search_hybrid_no_rerank"]["p95_ms"] / result["floor"]["p95_ms"], 2)
+    return result
+
+
+def postgres_private_mb(marker: str) -> float:
+    total = 0.0
+    for p in psutil.process_iter(["name", "cmdline"]):
+        try:
+            if p.info["name"] == "postgres" and marker in " ".join(p.info["cmdline"] or []):
+                m = p.memory_info()
+                total += (m.rss - m.shared) / 2**20
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+    return round(total, 1)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--million", action="store_true", help="also 1M chunks (long: see docs/benchmarks.md)")
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--rerank-queries", type=int, default=30)
+    args = parser.parse_args()
+    configure_environment()
+    home = Path(tempfile.mkdtemp(prefix="ltm-bs-"))
+    base = Container(Settings(home=home, models_dir=str(ROOT / ".models")))
+    embedder, reranker = base.embedder, base.reranker
+    _, questions = assemble(20240601)
+    queries = [q.text for q in questions][: args.queries]
+    corpus = SyntheticCorpus(embedder)
+    sizes = [10_000, 100_000] + ([1_000_000] if args.million else [])
+    report = {"cpu_count": os.cpu_count(), "queries": len(queries), "sizes": {}}
+    with base.scratch() as scratch:
+        store = scratch.document_store
+        loaded = 0
+        for size in sizes:
+            start = time.perf_counter()
+            with scratch.write_db.connection() as conn:
+                conn.execute("DROP INDEX IF EXISTS chunk_embeddings_hnsw")  # bulk load, then build once
+            load(store, corpus, loaded, size - loaded)
+            loaded = size
+            load_s = round(time.perf_counter() - start, 1)
+            build_s = build_index(scratch.write_db)
+            print(f"{size} chunks: load {load_s}s, HNSW build {build_s}s", flush=True)
+            result = measure(scratch, embedder, reranker, queries, args.rerank_queries)
+            result.update(load_seconds=load_s, hnsw_build_seconds=build_s,
+                          postgres_private_mb=postgres_private_mb("ltm-ev-"),
+                          search_process_rss_mb=round(psutil.Process().memory_info().rss / 2**20, 1),
+                          load_average_1m=round(os.getloadavg()[0], 2))
+            report["sizes"][str(size)] = result
+            print(json.dumps(result, indent=2), flush=True)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "bench_search.json").write_text(json.dumps(report, indent=2))
+    plot(report)
+    return 0
+
+
+def plot(report: dict) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sizes = list(report["sizes"])
+    fig, (a, b) = plt.subplots(1, 2, figsize=(12, 4.2))
+    series = [("floor", "floor: embed + bare HNSW"), ("search_hybrid_no_rerank", "hybrid search"),
+              ("search_lexical_only", "lexical only"), ("search_hybrid_rerank", "hybrid + rerank")]
+    width = 0.8 / len(series)
+    for i, (key, label) in enumerate(series):
+        xs = [j + i * width for j in range(len(sizes))]
+        a.bar(xs, [report["sizes"][s][key]["p95_ms"] for s in sizes], width, label=label)
+    a.set_xticks([j + 0.3 for j in range(len(sizes))], [f"{int(s):,} chunks" for s in sizes])
+    a.set_yscale("log")
+    a.set_ylabel("p95 latency (ms, log)")
+    a.set_title("search latency vs its floor")
+    a.legend(fontsize=8)
+    for s in sizes:
+        rec = report["sizes"][s]["hnsw_recall_vs_exact"]
+        b.plot([int(ef) for ef in rec], [rec[ef]["recall_at_10"] for ef in rec], "o-", label=f"{int(s):,}")
+    b.axhline(0.95, color="grey", linestyle="--")
+    b.set_xlabel("hnsw.ef_search")
+    b.set_ylabel("recall@10 vs exact")
+    b.set_title("HNSW recall")
+    b.legend()
+    fig.tight_layout()
+    fig.savefig(RESULTS / "bench_search.png", dpi=110)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
