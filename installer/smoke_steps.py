@@ -280,13 +280,16 @@ class Steps:
         expect(connect.rc == 0, "ltm connect cursor failed", connect)
         written = self._cursor_command()
         expect(written == str(self.exe), f"cursor's config launches {written}, not {self.exe}")
-        self.ltm("db", "stop")
+        stop = self.ltm("db", "stop")
+        handles = (self.ltm_home / "pgdata" / ".handle_pids.json")
+        stop_said = f"`ltm db stop` said {stop.tail(200)!r}; pgserver's handle list: " + (
+            handles.read_text() if handles.exists() else "(none)")
         old_exe = self.exe
         moved = self.scratch / "moved"
         if self.sb.isolated:
             self.sb.mount_read_only(self.source, moved)
             leaked = self.sb.unmount(self.app)
-            expect(not leaked, f"processes from the bundle still ran after `ltm db stop`: {leaked}")
+            expect(not leaked, f"processes from the bundle still ran after `ltm db stop` ({stop_said}): {leaked}")
         else:
             self.app.rename(moved)
         self.app = moved

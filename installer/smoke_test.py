@@ -52,6 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("artifact", nargs="?", type=Path, default=None, help="the tarball or the bundle folder")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder (its path is printed)")
     parser.add_argument("--no-tray", action="store_true", help="skip the tray under a virtual screen")
+    parser.add_argument("--only", default="", metavar="WORDS",
+                        help="run only the steps whose names contain one of these comma-separated words (and the first)")
     parser.add_argument("--screenshot", type=Path, default=ROOT / "docs" / "screenshots" / "bundle-tray.png")
     parser.add_argument("--results", type=Path, default=ROOT / "dist" / "smoke-results.json")
     args = parser.parse_args(argv)
@@ -71,8 +73,10 @@ def main(argv: list[str] | None = None) -> int:
         unpack_seconds = time.monotonic() - t0
         steps = Steps(sandbox, bundle, scratch, args.screenshot, tray=not args.no_tray)
         steps.facts["unpack_seconds"] = round(unpack_seconds, 1)
-        for name, fn in steps.sequence():
-            results.append(run_step(name, fn))
+        wanted = [w.strip() for w in args.only.split(",") if w.strip()]
+        for i, (name, fn) in enumerate(steps.sequence()):
+            if i == 0 or not wanted or any(w in name for w in wanted):
+                results.append(run_step(name, fn))
         steps.facts.update(steps.read_only_report())
     finally:
         sandbox.close()

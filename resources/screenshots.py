@@ -42,6 +42,8 @@ def prepare_environment(work: Path) -> Path:
     os.environ["LTM_HTTP_PORT"] = str(free_port())
     os.environ.pop("XDG_CONFIG_HOME", None)
     generate_sample_corpus(work / "corpus")
+    for installed in (".config/Claude", ".lmstudio", ".cursor"):  # apps this pretend user has
+        (user / installed).mkdir(parents=True)
     rentals = user / "Documents" / "Rentals"
     rentals.parent.mkdir(parents=True)
     shutil.move(str(work / "corpus" / "files"), rentals)
@@ -124,6 +126,9 @@ def main(out: Path) -> int:
     search.hide()
 
     app.container.tokens.create("claude-code", replace=True)
+    registration = app.container.client_registration  # writes only into the pretend user's HOME
+    registration.connect("claude-desktop", "stdio", verify=False)
+    registration.connect("lm-studio", "http", verify=False)
     settings = app.windows.show("settings", "folders")
     settings.move(20, 40)
     settings.resize(940, 600)

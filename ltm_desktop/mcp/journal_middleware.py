@@ -18,7 +18,7 @@ from ltm_desktop.mcp.journal_writer import JournalWriter
 
 # Arguments that carry what the user asked; recorded only when query logging is on.
 QUERY_ARGUMENTS = ("query", "path_or_id", "id")
-_PYDANTIC_INPUT = re.compile(r"input_value=.*?, (?=input_type=)", re.S)
+_PYDANTIC_INPUT = re.compile(r"input_value=.*?, (?=input_type=)", re.DOTALL)
 
 
 def _outcome(result: HandlerResult) -> tuple[bool, str | None]:

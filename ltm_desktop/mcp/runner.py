@@ -17,9 +17,8 @@ def serve_stdio(container: Any) -> int:
     """Serve MCP over stdin/stdout until the client closes the pipe. Nothing but protocol goes to stdout."""
     import anyio
 
-    from ltm_desktop.mcp.server import build_server
-
     from ltm_desktop.mcp.journal_middleware import flush_journal
+    from ltm_desktop.mcp.server import build_server
 
     server = build_server(container)
     log.info("serving MCP over stdio (database and models are opened on first use)")

@@ -238,6 +238,11 @@ def lease_documents(w: World) -> tuple[list[SampleDoc], list[Question]]:
         if lease_id == "lease-maple-4":
             judged["letter-increase-maple4"] = 1  # the rent increase notice states the current rent
         questions.append(Question(text, judged))
+    # The cedar tenants later got a second cat: the approval letter and their e-mail also speak to pets.
+    cedar = next(d for d in docs if d.doc_id == "lease-cedar")
+    for text in [q for q in cedar.questions if " pet" in q]:
+        cedar.questions.remove(text)
+        questions.append(Question(text, {"lease-cedar": 2, "letter-pet-cedar": 1, "email-secondcat-cedar": 1}))
     questions.append(Question(
         "total monthly rent we should be collecting across all the units",
         {roll.doc_id: 2},

@@ -139,6 +139,7 @@ def emails(w: World) -> tuple[list[SampleDoc], list[Question]]:
                  {"email-secondcat-cedar": 2, "letter-pet-cedar": 2, "lease-cedar": 1}),
         Question("what happened when the rent check bounced in April, did they pay it back?",
                  {"bank-2024-04": 2, "email-latepay-forest2": 2}),
+        Question("whose rent payment bounced this spring?", {"bank-2024-04": 2, "email-latepay-forest2": 2}),
         Question("Maple Avenue heating failure in March: what was the complaint and what did the repair cost?",
                  {"email-noheat-maple3": 2, "invoice-boiler": 2}),
         Question("why is the Maple Avenue mortgage payment changing in August?",
@@ -200,7 +201,8 @@ def notes(w: World) -> list[SampleDoc]:
             "- 14 Oak St: basement, front wall left of the stairs, red handle.\n- 221 Maple Ave: boiler room, "
             "behind the door, blue lever valve before the meter.\n- 9 Birch Ln: basement utility room next to the "
             "pressure tank.\n- 1300 Forest Ave: bakery back storage room, ceiling access panel.",
-        ]), "where's the main water shutoff in the Maple Avenue building?", "who do I call when a tenant has no heat?"),
+        ]), "where's the main water shutoff in the Maple Avenue building?",
+            "which heating company do we call when a tenant has no heat?"),
         ask(SampleDoc("note-winterize", "md", "notes", "winterizing_checklist", "Winterizing checklist", [
             "# Winterizing checklist (every November)",
             "- Disconnect garden hoses and shut the inside valves to the outside faucets at Oak, Maple and Birch.",

@@ -106,8 +106,6 @@ def bank_statements(w: World, payments: list[Payment]) -> tuple[list[SampleDoc],
             f"what was the business checking balance at the end of {MONTHS[month - 1]} 2024?"
             if month % 2 else f"how much did we have in the operating account when {MONTHS[month - 1]} closed"
         )
-        if month == 4:
-            doc.questions.append("whose rent payment bounced this spring and was it made up?")
         if month == 2:
             doc.questions.append("How much interest did the business checking account pay in February?")
         docs.append(doc)

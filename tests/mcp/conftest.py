@@ -11,19 +11,29 @@ from tests.conftest import create_database, make_container
 
 # Facts placed on known pages, so a test can check the right document AND the right page come back.
 LEASE_PAGES = [
-    "Residential Lease Agreement between Harbor Street Properties LLC (Landlord) and Mina Okafor (Tenant). "
-    "The premises are apartment 4B at 118 Harbor Street.",
-    "Rent and deposits. The monthly rent is $2,450, due on the first day of each month. "
-    "A late fee of $75 applies after the fifth day.",
-    "Pets. The tenant may keep one cat. The pet deposit is $400 and is refundable at move-out "
-    "if the apartment shows no pet damage.",
+    (
+        "Residential Lease Agreement between Harbor Street Properties LLC (Landlord) and Mina Okafor (Tenant). "
+        "The premises are apartment 4B at 118 Harbor Street."
+    ),
+    (
+        "Rent and deposits. The monthly rent is $2,450, due on the first day of each month. "
+        "A late fee of $75 applies after the fifth day."
+    ),
+    (
+        "Pets. The tenant may keep one cat. The pet deposit is $400 and is refundable at move-out "
+        "if the apartment shows no pet damage."
+    ),
 ]
 INSPECTION_PAGES = [
     "Home inspection report for 27 Quarry Lane prepared by Northfield Inspections.",
-    "Roof. The asphalt shingles are about eighteen years old; the inspector recommends replacement "
-    "within two years. Flashing around the chimney is loose.",
-    "Basement. Efflorescence on the north foundation wall suggests past water intrusion; "
-    "a dehumidifier is advised.",
+    (
+        "Roof. The asphalt shingles are about eighteen years old; the inspector recommends replacement "
+        "within two years. Flashing around the chimney is loose."
+    ),
+    (
+        "Basement. Efflorescence on the north foundation wall suggests past water intrusion; "
+        "a dehumidifier is advised."
+    ),
     "Electrical. The panel is a 200 amp Square D unit with no double-tapped breakers.",
 ]
 
@@ -53,6 +63,10 @@ def _write_corpus(root: Path) -> Path:
     return root
 
 
+# The corpus has ~40 chunks; reranking 16 of them keeps the real path while the suite stays fast on 2 cores.
+RERANK_CANDIDATES = 16
+
+
 @pytest.fixture(scope="session")
 def corpus(tmp_path_factory) -> Path:
     return _write_corpus(tmp_path_factory.mktemp("corpus"))
@@ -68,7 +82,8 @@ def mcp_db(pg_uri) -> str:
 def indexed(tmp_path_factory, mcp_db, shared_models, corpus):
     """A container with the corpus ingested (real extraction, real embeddings). Tests add only uniquely named
     tokens and journal rows to it, never documents."""
-    c = make_container(tmp_path_factory.mktemp("home"), mcp_db, shared_models, ingest_workers=1)
+    c = make_container(tmp_path_factory.mktemp("home"), mcp_db, shared_models, ingest_workers=1,
+                       rerank_candidates=RERANK_CANDIDATES)
     outcomes = c.ingest.ingest_paths([corpus])
     failed = [o for o in outcomes if type(o).__name__ == "Failed"]
     assert not failed, failed

@@ -12,7 +12,7 @@ from tests.mcp.serving import REPO, free_port
 
 def ltm(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "ltm_desktop", *args], env=env, cwd=REPO, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=120, check=False)
 
 
 def one_line_error(r: subprocess.CompletedProcess) -> str:

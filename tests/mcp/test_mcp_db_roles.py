@@ -14,17 +14,15 @@ def test_search_pool_is_the_select_only_role_in_read_only_transactions(indexed):
     with db.connection() as conn:
         assert conn.execute("SELECT current_user").fetchone()[0] == "ltm_reader"
         assert conn.execute("SHOW default_transaction_read_only").fetchone()[0] == "on"
-    with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
-        with db.connection() as conn:
-            conn.execute("DELETE FROM documents")
+    with pytest.raises(psycopg.errors.ReadOnlySqlTransaction), db.connection() as conn:
+        conn.execute("DELETE FROM documents")
     # Even with read-only switched off, the role itself has no write privilege.
-    for statement in ("DELETE FROM documents", "UPDATE chunks SET text = 'x'", "INSERT INTO tool_journal "
-                      "(tool, client, transport, duration_ms, ok) VALUES ('t', 'c', 'stdio', 1, true)",
+    journal_row = "INSERT INTO tool_journal (tool, client, transport, duration_ms, ok) VALUES ('t', 'c', 'stdio', 1, true)"
+    for statement in ("DELETE FROM documents", "UPDATE chunks SET text = 'x'", journal_row,
                       "DROP TABLE chunks", "CREATE TABLE evil (x int)"):
-        with pytest.raises(psycopg.errors.InsufficientPrivilege):
-            with db.connection() as conn:
-                conn.execute("SET LOCAL transaction_read_only = off")
-                conn.execute(statement)
+        with pytest.raises(psycopg.errors.InsufficientPrivilege), db.connection() as conn:
+            conn.execute("SET LOCAL transaction_read_only = off")
+            conn.execute(statement)
     with db.connection() as conn:
         assert conn.execute("SELECT count(*) FROM documents").fetchone()[0] == 8
 
@@ -38,6 +36,5 @@ def test_the_servers_write_role_can_only_journal_and_mark_tokens_used(indexed):
                       "UPDATE api_tokens SET revoked_at = NULL", "UPDATE api_tokens SET name = 'x'",
                       "INSERT INTO api_tokens (name, token_sha256) VALUES ('x', repeat('a', 64))",
                       "UPDATE tool_journal SET ok = false", "TRUNCATE tool_journal", "CREATE TABLE evil (x int)"):
-        with pytest.raises(psycopg.errors.InsufficientPrivilege):
-            with db.connection() as conn:
-                conn.execute(statement)
+        with pytest.raises(psycopg.errors.InsufficientPrivilege), db.connection() as conn:
+            conn.execute(statement)

@@ -15,6 +15,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from tests.conftest import MODELS_DIR
+from tests.mcp.conftest import RERANK_CANDIDATES
 from tests.mcp.serving import child_env, free_port, start_http_server, stop_server
 
 PUBLIC_HOST = "ltm-test.example.net"
@@ -32,7 +33,7 @@ def server(indexed, tmp_path_factory, mcp_db):
         TOKENS[name] = indexed.tokens.create(name)[1]
     home = tmp_path_factory.mktemp("server-home")
     port = free_port()
-    env = child_env(home, mcp_db, MODELS_DIR, LTM_PUBLIC_HOST=PUBLIC_HOST)
+    env = child_env(home, mcp_db, MODELS_DIR, LTM_PUBLIC_HOST=PUBLIC_HOST, LTM_RERANK_CANDIDATES=str(RERANK_CANDIDATES))
     logs = home / "captured"
     proc = start_http_server(env, port, logs)
     yield {"base": f"http://127.0.0.1:{port}", "home": home, "logs": logs, "proc": proc, "env": env, "port": port}
@@ -40,9 +41,11 @@ def server(indexed, tmp_path_factory, mcp_db):
 
 
 async def call(url: str, tool: str, args: dict, headers: dict | None = None, mode: str = "auto"):
-    async with create_mcp_http_client(headers=headers) as http:
-        async with Client(streamable_http_client(url, http_client=http), mode=mode) as client:
-            return client.protocol_version, await client.call_tool(tool, args)
+    async with (
+        create_mcp_http_client(headers=headers) as http,
+        Client(streamable_http_client(url, http_client=http), mode=mode) as client,
+    ):
+        return client.protocol_version, await client.call_tool(tool, args)
 
 
 def bearer(name: str) -> dict[str, str]:

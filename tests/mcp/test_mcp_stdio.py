@@ -15,12 +15,13 @@ from mcp import Client, StdioServerParameters
 
 from ltm_desktop.core.models import Caller
 from tests.conftest import MODELS_DIR
+from tests.mcp.conftest import RERANK_CANDIDATES
 from tests.mcp.serving import REPO, child_env
 
 
 @pytest.fixture(scope="module")
 def stdio_env(indexed, mcp_db, tmp_path_factory):
-    return child_env(tmp_path_factory.mktemp("stdio-home"), mcp_db, MODELS_DIR)
+    return child_env(tmp_path_factory.mktemp("stdio-home"), mcp_db, MODELS_DIR, LTM_RERANK_CANDIDATES=str(RERANK_CANDIDATES))
 
 
 def params(env: dict[str, str]) -> StdioServerParameters:

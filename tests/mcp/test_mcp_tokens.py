@@ -20,7 +20,7 @@ def test_tokens_are_stored_only_as_digests(indexed):
 
 def test_verify_create_replace_revoke(indexed):
     tokens = indexed.server_tokens  # the server's own view, through its narrow role
-    record, token = indexed.tokens.create("cycle")
+    _, token = indexed.tokens.create("cycle")
     assert tokens.verify(token).name == "cycle"
     for wrong in ("", token[:-1], token + "x", token.upper(), "x" * 10_000):
         assert tokens.verify(wrong) is None

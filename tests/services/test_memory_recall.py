@@ -194,3 +194,20 @@ def test_a_session_round_trips_exactly_and_is_chunked_on_write(mem):
         svc.session_save(ALICE, " ", "text")
     with pytest.raises(InvalidInput, match="limit is 2,000,000"):
         svc.session_save(ALICE, "too-long", "x" * 2_000_001)
+
+
+def test_full_text_skips_terms_most_memories_share_when_rarer_ones_remain(mem):
+    """(Runs last in this module: it ANALYZEs the table.) The bound on full-text cost at 100k memories."""
+    import psycopg
+
+    svc, store = mem.memory, mem.memory.store
+    for n in range(30):
+        svc.remember(BOB, f"Orchard diary {n}: the orchard got {n} buckets of water.", type="event", project="orchard")
+    rare = svc.remember(BOB, "The orchard ladder was lent to the Kowalczyk family.", type="event", project="orchard").id
+    with psycopg.connect(mem.settings.database_url, autocommit=True) as conn:
+        conn.execute("ANALYZE memory_chunks")
+    scope = mem.memory_reader.scope(BOB, svc.now(), False)
+    assert {m.memory_id for m in store.lexical("orchard Kowalczyk", 50, scope)} == {rare}
+    assert len(store.lexical("orchard", 50, scope)) == 31  # a query of common terms only still matches them
+    top = mem.memory_reader.recall(BOB, "who borrowed the orchard ladder?", project="orchard").items[0]
+    assert top.view.id == rare

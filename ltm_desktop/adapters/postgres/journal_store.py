@@ -20,9 +20,8 @@ QUERY_CHARS = 2000
 
 def journal_database(conninfo: str, max_size: int = 2) -> Database:
     """A pool for the server's writes: as `ltm_journal` where that role exists, else as the URI's own user."""
-    with translate_errors("journal"):
-        with psycopg.connect(conninfo, connect_timeout=10) as conn:
-            exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (JOURNAL_ROLE,)).fetchone()
+    with translate_errors("journal"), psycopg.connect(conninfo, connect_timeout=10) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (JOURNAL_ROLE,)).fetchone()
     uri = make_conninfo(conninfo, user=JOURNAL_ROLE) if exists else conninfo
     return Database(uri, read_only=False, max_size=max_size, label="journal")
 
