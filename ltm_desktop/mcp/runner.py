@@ -30,7 +30,9 @@ def serve_stdio(container: Any) -> int:
 def bind_socket(host: str, port: int) -> socket.socket:
     """Bind before anything else starts, so 'port in use' is one clear line, not a traceback."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # proto=IPPROTO_TCP matters: asyncio sets TCP_NODELAY only on sockets that say they are TCP, and without it
+    # every keep-alive response stalls ~40 ms (Nagle's algorithm against the client's delayed ACK).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))

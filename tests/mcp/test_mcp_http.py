@@ -175,6 +175,17 @@ def test_the_server_still_answers_after_all_the_bad_requests(server):
     assert httpx2.get(server["base"] + "/healthz").text == "ok"
 
 
+def test_keep_alive_requests_do_not_stall(server):
+    """TCP_NODELAY on accepted connections: without it each keep-alive response waits ~40 ms for a delayed ACK."""
+    with httpx2.Client() as http:
+        times = []
+        for _ in range(15):
+            started = time.perf_counter()
+            assert http.get(server["base"] + "/healthz").status_code == 200
+            times.append((time.perf_counter() - started) * 1000)
+    assert sorted(times)[7] < 30, times
+
+
 def test_tokens_never_reach_the_logs(server):
     """Runs last in this module: every token used above, clear or in a path, is absent from every log line."""
     stop_server(server["proc"])

@@ -208,6 +208,8 @@ def test_full_text_skips_terms_most_memories_share_when_rarer_ones_remain(mem):
         conn.execute("ANALYZE memory_chunks")
     scope = mem.memory_reader.scope(BOB, svc.now(), False)
     assert {m.memory_id for m in store.lexical("orchard Kowalczyk", 50, scope)} == {rare}
-    assert len(store.lexical("orchard", 50, scope)) == 31  # a query of common terms only still matches them
+    assert len(store.lexical("orchard", 50, scope)) == 31  # a query of common terms only still matches them...
+    both = {m.memory_id for m in store.lexical("orchard water", 50, scope)}
+    assert len(both) == 30 and rare not in both  # ...all of them at once
     top = mem.memory_reader.recall(BOB, "who borrowed the orchard ladder?", project="orchard").items[0]
     assert top.view.id == rare

@@ -312,9 +312,10 @@ class PgMemoryStore:
         where, params = _scope(scope)
         params.update(q=query, n=limit, common=COMMON_TERM_SHARE)
         with self._db.connection() as conn:
-            # OR of the stemmed terms, as for documents: a paraphrase rarely repeats every word. Terms found in
-            # more than COMMON_TERM_SHARE of all chunks (per ANALYZE's statistics) are left out when rarer ones
-            # remain: they barely rank, yet every memory holding them would be scored (the p95 at 100k).
+            # OR of the stemmed terms, as for documents: a paraphrase rarely repeats every word. But a term found
+            # in more than COMMON_TERM_SHARE of all chunks (per ANALYZE's statistics) barely ranks, while every
+            # memory holding it would be scored (the p95 at 100k): such terms are left out when rarer ones remain,
+            # and a query made only of common terms asks for all of them (AND) instead of any.
             rows = conn.execute(
                 f"""WITH terms AS (
                         SELECT DISTINCT w FROM unnest(tsvector_to_array(to_tsvector('english', %(q)s))) AS w),
@@ -325,9 +326,10 @@ class PgMemoryStore:
                           AND e.w IS NOT NULL AND e.f > %(common)s),
                     kept AS (SELECT w FROM terms WHERE w NOT IN (SELECT w FROM common)),
                     q AS (
-                        SELECT to_tsquery('simple', string_agg(quote_literal(w), ' | ')) AS tq
-                        FROM (SELECT w FROM kept
-                              UNION ALL SELECT w FROM terms WHERE NOT EXISTS (SELECT 1 FROM kept)) AS chosen)
+                        SELECT CASE WHEN EXISTS (SELECT 1 FROM kept)
+                            THEN (SELECT to_tsquery('simple', string_agg(quote_literal(w), ' | ')) FROM kept)
+                            ELSE (SELECT to_tsquery('simple', string_agg(quote_literal(w), ' & ')) FROM terms)
+                            END AS tq)
                     SELECT c.id, c.memory_id, c.text, c.context
                     FROM q, memory_chunks c JOIN memories m ON m.id = c.memory_id
                     JOIN memory_versions v ON v.memory_id = c.memory_id AND v.version = c.version
