@@ -34,9 +34,11 @@ run: system-deps venv
 test: system-deps venv models
 	LTM_MODELS_DIR=$(MODELS) QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q
 
+# The bundle (dist/ltm-desktop), this OS's package, then the smoke test of that package (docs/install.md).
 installer: venv models
 	$(PY) -m pip install --quiet -e '.[build]'
 	LTM_MODELS_DIR=$(MODELS) bash installer/build.sh
+	$(PY) installer/smoke_test.py
 
 clean:
 	rm -rf $(VENV) build dist

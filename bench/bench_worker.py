@@ -80,25 +80,39 @@ def tree_rss(proc: psutil.Process) -> int:
     return total
 
 
-def run_measured(cmd: list[str], env: dict[str, str]) -> dict[str, object]:
-    """Run a child to completion, sampling its process tree's memory and every core's CPU use."""
-    psutil.cpu_percent(percpu=True)
-    start = time.monotonic()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    ps = psutil.Process(proc.pid)
-    peak, cpu = 0, []
-    while proc.poll() is None:
-        time.sleep(0.5)
+def tree_cpu_seconds(proc: psutil.Process, seen: dict[int, float]) -> None:
+    """Record the CPU seconds (user + system) each process of the tree has used so far."""
+    for p in [proc, *proc.children(recursive=True)]:
         try:
-            peak = max(peak, tree_rss(ps))
+            t = p.cpu_times()
+            seen[p.pid] = t.user + t.system
         except psutil.Error:
             pass
-        cpu.append(psutil.cpu_percent(percpu=True))
-    seconds = time.monotonic() - start
-    err = proc.stderr.read() if proc.stderr else ""
-    if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{err[-2000:]}")
-    return {"seconds": seconds, "peak_rss_mb": peak / 2**20, "cpu_per_core": cpu}
+
+
+def run_measured(cmd: list[str], env: dict[str, str]) -> dict[str, object]:
+    """Run a child to completion, sampling its tree's memory and CPU time, every core's use and the load."""
+    psutil.cpu_percent(percpu=True)
+    start = time.monotonic()
+    with tempfile.TemporaryFile("w+") as err:  # a file, not a pipe: a chatty child must never block on it
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=err, text=True)
+        ps = psutil.Process(proc.pid)
+        peak, cpu, load, own = 0, [], [], {}
+        while proc.poll() is None:
+            time.sleep(0.5)
+            try:
+                peak = max(peak, tree_rss(ps))
+                tree_cpu_seconds(ps, own)
+            except psutil.Error:
+                pass
+            cpu.append(psutil.cpu_percent(percpu=True))
+            load.append(os.getloadavg()[0])
+        seconds = time.monotonic() - start
+        if proc.returncode != 0:
+            err.seek(0)
+            raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{err.read()[-2000:]}")
+    return {"seconds": seconds, "peak_rss_mb": peak / 2**20, "cpu_per_core": cpu,
+            "own_cores_busy": sum(own.values()) / seconds, "machine_load": statistics.median(load) if load else None}
 
 
 def main() -> int:
@@ -168,6 +182,8 @@ def main() -> int:
             "files_per_second": round(sizes[name] / r["seconds"], 2),
             "peak_rss_mb": round(r["peak_rss_mb"], 1),
             "median_cpu_percent_per_core": [round(statistics.median(c), 1) for c in per_core],
+            "cores_used_by_this_run": round(r["own_cores_busy"], 2),
+            "median_machine_load_average": r["machine_load"],
         }
     a = summary["A_core_single_process"]["files_per_second"]
     figures = {

@@ -224,7 +224,8 @@ class Steps:
         except TrayFailure as e:
             raise SmokeFailure(str(e)) from None
         self.facts.update(report.facts)
-        return report.summary
+        return report.summary + ("; database still running after Quit" if postgres_running(self.ltm_home / "pgdata")
+                                 else "; database stopped with it")
 
     def full_disk_first_start(self) -> str:
         if not self.sb.isolated:
@@ -333,6 +334,14 @@ class Steps:
             return json.loads(config.read_text())["mcpServers"]["ltm-desktop"]["command"]
         except (OSError, KeyError, json.JSONDecodeError):
             return None
+
+
+def postgres_running(pgdata: Path) -> bool:
+    try:
+        pid = int((pgdata / "postmaster.pid").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return False
+    return Path(f"/proc/{pid}").exists()
 
 
 def fill_disk(path: Path) -> Path:

@@ -25,7 +25,7 @@ config=${XDG_CONFIG_HOME:-$HOME/.config}
 
 # Desktop entries split Exec on spaces and give \ " ` $ % a meaning: quote the path and escape those
 # (a backslash is escaped twice, once for the quoting and once for the string value; % becomes %%).
-quoted=$(printf '%s' "$exe" | sed -e 's/[\\"`$]/\\\\&/g' -e 's/%/%%/g')
+quoted=$(printf '%s' "$exe" | sed -e 's/\\/\\\\\\\\/g' -e 's/["`$]/\\\\&/g' -e 's/%/%%/g')
 # awk reads the value from the environment, so nothing in the path is taken as a pattern or an escape.
 render() { EXEC="\"$quoted\"" awk '{ i = index($0, "@EXEC@"); if (i) $0 = substr($0, 1, i - 1) ENVIRON["EXEC"] substr($0, i + 6); print }' "$here/share/$1"; }
 

@@ -48,6 +48,7 @@ class QueryRun:
     top_rerank: float | None
     top_cosine: float | None
     error: str | None = None
+    rerank_scores: tuple[float, ...] = ()  # the best few reranker scores, for studying the verdict
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,7 @@ def run_query(
     ranked: dict[str, list[str]] = {}
     latency: dict[str, float] = {}
     top_rerank = top_cosine = None
+    head: tuple[float, ...] = ()
     hybrid_hits: tuple[Hit, ...] = ()
     try:
         for mode in modes:
@@ -122,8 +124,9 @@ def run_query(
                 cosines = [h.cosine for h in result.hits[:VERDICT_K] if h.cosine is not None]
                 top_cosine = max(cosines) if cosines else None
             if mode == "hybrid+rerank":
-                scores = [h.rerank_score for h in result.hits if h.rerank_score is not None]
-                top_rerank = max(scores) if scores else None
+                scores = sorted((h.rerank_score for h in result.hits if h.rerank_score is not None), reverse=True)
+                top_rerank = scores[0] if scores else None
+                head = tuple(scores[:5])
                 # The reranked head, then the fused tail the reranker never saw.
                 ranked[mode] = unique_in_order(
                     _ranked_docs(result.hits, doc_ids_of) + _ranked_docs(hybrid_hits, doc_ids_of)
@@ -132,7 +135,7 @@ def run_query(
                 ranked[mode] = _ranked_docs(result.hits, doc_ids_of)
     except InvalidInput as e:
         return QueryRun(query.query_id, query.text, query.relevant, {}, {}, None, None, error=str(e))
-    return QueryRun(query.query_id, query.text, query.relevant, ranked, latency, top_rerank, top_cosine)
+    return QueryRun(query.query_id, query.text, query.relevant, ranked, latency, top_rerank, top_cosine, None, head)
 
 
 # ---- scoring ---------------------------------------------------------------------------------------
