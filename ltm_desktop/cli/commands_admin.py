@@ -106,6 +106,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     n = reindex(PgReembedding(c.write_db), c.embedder, bar.update)
     bar.close()
     print(f"re-embedded {n} chunks with {c.embedder.pin.model_id}; the index now uses it")
+    c.memory  # noqa: B018 (memory vectors follow the new model now, not on the first recall after)
     return 0
 
 

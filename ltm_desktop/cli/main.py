@@ -12,7 +12,16 @@ from ltm_desktop.core.errors import KnownError
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from ltm_desktop.cli import commands_admin, commands_index
+    from ltm_desktop.cli import (
+        commands_admin,
+        commands_connect,
+        commands_desktop,
+        commands_eval,
+        commands_index,
+        commands_memory,
+        commands_serve,
+        commands_worker,
+    )
 
     parser = argparse.ArgumentParser(
         prog="ltm", description="LTM Desktop: private search over your documents and a shared memory for your AIs."
@@ -20,25 +29,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ltm {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug detail to stderr")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    commands_index.register(sub)
-    commands_admin.register(sub)
-    for module in _optional_command_modules():
-        module.register(sub)
+    # Each group imports its heavy dependencies (Qt, the MCP SDK, models) inside its handlers, so `ltm search`
+    # never loads Qt and `ltm --version` loads nothing.
+    for group in (commands_index, commands_admin, commands_serve, commands_memory, commands_worker, commands_eval,
+                  commands_desktop, commands_connect):
+        group.register(sub)
     return parser
-
-
-def _optional_command_modules() -> list:
-    """Command groups added by later features (server, memory, worker, desktop, connect)."""
-    import importlib
-
-    found = []
-    for name in ("commands_serve", "commands_memory", "commands_worker", "commands_eval", "commands_desktop", "commands_connect"):
-        try:
-            found.append(importlib.import_module(f"ltm_desktop.cli.{name}"))
-        except ModuleNotFoundError as e:
-            if e.name != f"ltm_desktop.cli.{name}":
-                raise
-    return found
 
 
 def main(argv: Sequence[str] | None = None) -> int:
