@@ -49,3 +49,25 @@ def test_memory_commands_end_to_end(cli_env, tmp_path, pg_uri):
     assert len(bad.stderr.strip().splitlines()) == 1
     missing = ltm(cli_env, "show", "mem_0000000000000000")
     assert missing.returncode == 1 and "no memory with id" in missing.stderr
+
+
+def test_reindex_to_another_model_re_embeds_memory_too(cli_env):
+    """A store whose vectors came from another model: `ltm reindex` moves documents and memory to the configured one."""
+    import psycopg
+
+    added = ltm(cli_env, "add", "The septic tank was pumped in April 2024.", "--json")
+    assert added.returncode == 0, added.stderr
+    mid = json.loads(added.stdout)["id"]
+    with psycopg.connect(cli_env["LTM_DATABASE_URL"], autocommit=True) as conn:
+        conn.execute("UPDATE model_pin SET model_id = 'some/other-model', files_sha256 = 'x'")
+        conn.execute("UPDATE memory_vector_model SET model_id = 'some/other-model', files_sha256 = 'x'")
+    refused = ltm(cli_env, "search", "septic")
+    assert refused.returncode == 1 and "ltm reindex" in refused.stderr  # never a silent mix of vector spaces
+    out = subprocess.run([sys.executable, "-m", "ltm_desktop", "reindex"], check=False, env=cli_env, cwd=REPO,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    with psycopg.connect(cli_env["LTM_DATABASE_URL"]) as conn:
+        assert conn.execute("SELECT model_id FROM memory_vector_model").fetchone()[0] != "some/other-model"
+        assert conn.execute("SELECT count(*) FROM memory_chunk_embeddings").fetchone()[0] == 1
+    found = ltm(cli_env, "search", "when", "was", "the", "septic", "tank", "emptied", "--json")
+    assert found.returncode == 0 and json.loads(found.stdout)["items"][0]["id"] == mid
