@@ -17,6 +17,7 @@ from psycopg.conninfo import make_conninfo
 
 from ltm_desktop.adapters.postgres.database import Database, translate_errors
 from ltm_desktop.adapters.postgres.document_store import as_vector
+from ltm_desktop.adapters.postgres.fulltext import COMMON_TERM_SHARE, tsquery_cte
 from ltm_desktop.core.chunking import chunk_context
 from ltm_desktop.core.memory import (
     MemoryEvent,
@@ -33,7 +34,6 @@ log = logging.getLogger(__name__)
 
 WRITER_ROLE = "ltm_memory_writer"
 VECTORS_TABLE = "memory_chunk_embeddings"
-COMMON_TERM_SHARE = 0.05  # full text skips a query term found in more than this share of chunks (if rarer ones remain)
 _VERSION_COLUMNS = (
     "v.version, v.supersedes, v.content, v.title, v.type, v.tags, v.project, v.visibility, v.confidence,"
     " v.expires_at, v.source, v.author, v.transport, v.created_at"
@@ -318,24 +318,9 @@ class PgMemoryStore:
         where, params = _scope(scope)
         params.update(q=query, n=limit, common=COMMON_TERM_SHARE)
         with self._db.connection() as conn:
-            # OR of the stemmed terms, as for documents: a paraphrase rarely repeats every word. But a term found
-            # in more than COMMON_TERM_SHARE of all chunks (per ANALYZE's statistics) barely ranks, while every
-            # memory holding it would be scored (the p95 at 100k): such terms are left out when rarer ones remain,
-            # and a query made only of common terms asks for all of them (AND) instead of any.
+            # The same term selection as document search (see fulltext.py).
             rows = conn.execute(
-                f"""WITH terms AS (
-                        SELECT DISTINCT w FROM unnest(tsvector_to_array(to_tsvector('english', %(q)s))) AS w),
-                    common AS (
-                        SELECT e.w FROM pg_stats s,
-                             unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(w, f)
-                        WHERE s.schemaname = 'public' AND s.tablename = 'memory_chunks' AND s.attname = 'tsv'
-                          AND e.w IS NOT NULL AND e.f > %(common)s),
-                    kept AS (SELECT w FROM terms WHERE w NOT IN (SELECT w FROM common)),
-                    q AS (
-                        SELECT CASE WHEN EXISTS (SELECT 1 FROM kept)
-                            THEN (SELECT to_tsquery('simple', string_agg(quote_literal(w), ' | ')) FROM kept)
-                            ELSE (SELECT to_tsquery('simple', string_agg(quote_literal(w), ' & ')) FROM terms)
-                            END AS tq)
+                f"""{tsquery_cte("memory_chunks")}
                     SELECT c.id, c.memory_id, c.text, c.context
                     FROM q, memory_chunks c JOIN memories m ON m.id = c.memory_id
                     JOIN memory_versions v ON v.memory_id = c.memory_id AND v.version = c.version

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from ltm_desktop.adapters.postgres.database import Database
 from ltm_desktop.adapters.postgres.document_store import as_vector
+from ltm_desktop.adapters.postgres.fulltext import COMMON_TERM_SHARE, tsquery_cte
 from ltm_desktop.adapters.postgres.model_pin import EMBEDDINGS_TABLE, read_pin
 from ltm_desktop.core.models import Candidate, DocumentInfo, IssueRecord, ModelPin, SearchFilters
 from ltm_desktop.core.ports import ChunkDetail, Vector
@@ -61,13 +62,10 @@ class PgSearchIndex:
         return [Candidate(r[0], r[1], r[2], float(r[3]), None, i + 1) for i, r in enumerate(rows)]
 
     def lexical(self, query: str, limit: int, filters: SearchFilters) -> list[Candidate]:
-        # OR of the query's stemmed terms: a question's words rarely all occur in the answer passage.
-        params = {"q": query, "n": limit, **_filter_params(filters)}
+        params = {"q": query, "n": limit, "common": COMMON_TERM_SHARE, **_filter_params(filters)}
         with self._db.connection() as conn:
             rows = conn.execute(
-                f"""WITH q AS (
-                        SELECT to_tsquery('simple', string_agg(quote_literal(w), ' | ')) AS tq
-                        FROM unnest(tsvector_to_array(to_tsvector('english', %(q)s))) AS w)
+                f"""{tsquery_cte("chunks")}
                     SELECT c.id, c.text, c.context, ts_rank_cd(c.tsv, q.tq, 1) AS rank
                     FROM q, chunks c JOIN contents ct ON ct.sha256 = c.sha256
                     WHERE q.tq IS NOT NULL AND c.tsv @@ q.tq AND {_ELIGIBLE}
