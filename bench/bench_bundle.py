@@ -107,7 +107,8 @@ def measure(sides: list[Side], sample: dict[str, Path], repeat: int) -> dict[str
             record(side, "search warm", side.timed("search", docs.LEASE_QUERY))
             evict(side.files)
             record(side, "search cold", side.timed("search", docs.LEASE_QUERY))
-            found = search_over_stdio(side.sb.prefix() + side.argv + ["serve", "--stdio"], side.env(), [docs.LEASE_QUERY])
+            server = side.sb.prefix() + side.argv + ["serve", "--stdio"]
+            found = search_over_stdio(server, side.env(), [docs.LEASE_QUERY])
             record(side, "mcp first answer", found.first_answer_seconds)
     return out
 
@@ -178,8 +179,8 @@ def main() -> int:
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "bench_bundle.json").write_text(json.dumps(result, indent=2))
     plot(medians, sizes, RESULTS / "bench_bundle.png")
-    print(json.dumps({k: result[k] for k in ("bundle_bytes", "tarball_bytes", "medians_seconds", "ratio_bundle_over_venv")},
-                     indent=2))
+    shown = ("bundle_bytes", "tarball_bytes", "medians_seconds", "ratio_bundle_over_venv")
+    print(json.dumps({k: result[k] for k in shown}, indent=2))
     return 0
 
 

@@ -33,7 +33,8 @@ class Ran:
 def _can_mount(scratch: Path) -> bool:
     probe = scratch / ".mount-probe"
     probe.mkdir(exist_ok=True)
-    ok = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(probe)], capture_output=True).returncode == 0
+    mount = ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(probe)]
+    ok = subprocess.run(mount, capture_output=True).returncode == 0
     if ok:
         subprocess.run(["umount", str(probe)], check=True)
     probe.rmdir()
@@ -102,7 +103,8 @@ class Sandbox:
         return [tool["unshare"], "--net", "--", "/bin/sh", "-c", f'{tool["ip"]} link set lo up && exec "$@"', "sh",
                 tool["setpriv"], f"--reuid={self.uid}", f"--regid={self.gid}", "--clear-groups", "--"]
 
-    def env(self, home: Path, ltm_home: Path, path: str = "/usr/local/bin:/usr/bin:/bin", **extra: str) -> dict[str, str]:
+    def env(self, home: Path, ltm_home: Path, path: str = "/usr/local/bin:/usr/bin:/bin", **extra: str
+            ) -> dict[str, str]:
         """A clean environment: nothing of ours leaks in (no LTM_MODELS_DIR, no venv, no proxies that work)."""
         self.homes.add(ltm_home)
         env = {

@@ -180,9 +180,11 @@ class Steps:
                f"the lease fact was not the top hit: {lease[:2]}")
         if self.has_tesseract:
             scan = found.hits[docs.SCAN_QUERY]
-            expect(scan and scan[0]["path"].endswith("invoice-scan.pdf"), f"the scanned invoice was not found: {scan[:2]}")
+            expect(scan and scan[0]["path"].endswith("invoice-scan.pdf"),
+                   f"the scanned invoice was not found: {scan[:2]}")
         self.facts["mcp_first_answer_s"] = round(found.first_answer_seconds, 2)
-        return (f"{len(found.tools)} tools; top hit {Path(lease[0]['path']).name} ({found.confidence[docs.LEASE_QUERY]})"
+        top = f"{Path(lease[0]['path']).name} ({found.confidence[docs.LEASE_QUERY]})"
+        return (f"{len(found.tools)} tools; top hit {top}"
                 f"{', scan found by its OCR text' if self.has_tesseract else ''}; first answer "
                 f"{found.first_answer_seconds:.1f} s after launch")
 
@@ -198,7 +200,8 @@ class Steps:
         summary = json.loads(ran.out or "{}")
         expect(ran.rc == 1 and summary.get("ingested") == 1, "expected the born-digital file in, the scan failed", ran)
         reason = summary["failed"][0]["error"] if summary.get("failed") else ""
-        expect("tesseract" in reason and "install" in reason, f"the scan's reason does not say how to fix it: {reason!r}")
+        expect("tesseract" in reason and "install" in reason,
+               f"the scan's reason does not say how to fix it: {reason!r}")
         _, checks = self._doctor(env)
         ok, detail = checks.get("tesseract", (True, "missing"))
         expect(not ok and "install" in detail, f"doctor did not explain the missing tesseract: {detail}")
@@ -325,7 +328,7 @@ class Steps:
         expect(not changed, f"{len(changed)} paths changed inside the bundle: {changed[:10]}")
         return f"{len(after)} files and folders unchanged"
 
-    def read_only_report(self) -> dict[str, object]:
+    def environment_facts(self) -> dict[str, object]:
         return {"isolated": self.sb.isolated, "tesseract_on_host": self.has_tesseract}
 
     def _cursor_command(self) -> str | None:

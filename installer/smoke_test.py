@@ -53,7 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder (its path is printed)")
     parser.add_argument("--no-tray", action="store_true", help="skip the tray under a virtual screen")
     parser.add_argument("--only", default="", metavar="WORDS",
-                        help="run only the steps whose names contain one of these comma-separated words (and the first)")
+                        help="run only the steps whose names contain one of these comma-separated words "
+                             "(and the first step)")
     parser.add_argument("--screenshot", type=Path, default=ROOT / "docs" / "screenshots" / "bundle-tray.png")
     parser.add_argument("--results", type=Path, default=ROOT / "dist" / "smoke-results.json")
     args = parser.parse_args(argv)
@@ -66,7 +67,9 @@ def main(argv: list[str] | None = None) -> int:
     scratch.chmod(0o755)
     sandbox = Sandbox(scratch)
     results: list[dict] = []
-    print(f"smoke: {artifact} in {scratch} ({'as nobody, read-only mount, no network' if sandbox.isolated else 'as this user, chmod read-only, proxies blocked'})")
+    how = ("as nobody, read-only mount, no network" if sandbox.isolated
+           else "as this user, chmod read-only, proxies blocked")
+    print(f"smoke: {artifact} in {scratch} ({how})")
     try:
         t0 = time.monotonic()
         bundle = unpack(artifact, scratch)
@@ -77,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         for i, (name, fn) in enumerate(steps.sequence()):
             if i == 0 or not wanted or any(w in name for w in wanted):
                 results.append(run_step(name, fn))
-        steps.facts.update(steps.read_only_report())
+        steps.facts.update(steps.environment_facts())
     finally:
         sandbox.close()
         if args.keep:

@@ -57,7 +57,8 @@ class TraySession:
         if missing:
             raise TrayUnavailable(f"no virtual screen: missing {', '.join(missing)} (Debian: xvfb trayer x11-utils "
                                   f"xdotool imagemagick)")
-        n = next(n for n in range(90, 200) if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists())
+        n = next(n for n in range(90, 200)
+                 if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists())
         self.display = f":{n}"
         self._own.append(subprocess.Popen(["Xvfb", self.display, "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))

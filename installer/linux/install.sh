@@ -27,7 +27,11 @@ config=${XDG_CONFIG_HOME:-$HOME/.config}
 # (a backslash is escaped twice, once for the quoting and once for the string value; % becomes %%).
 quoted=$(printf '%s' "$exe" | sed -e 's/\\/\\\\\\\\/g' -e 's/["`$]/\\\\&/g' -e 's/%/%%/g')
 # awk reads the value from the environment, so nothing in the path is taken as a pattern or an escape.
-render() { EXEC="\"$quoted\"" awk '{ i = index($0, "@EXEC@"); if (i) $0 = substr($0, 1, i - 1) ENVIRON["EXEC"] substr($0, i + 6); print }' "$here/share/$1"; }
+render() {
+  EXEC="\"$quoted\"" awk '{ i = index($0, "@EXEC@")
+    if (i) $0 = substr($0, 1, i - 1) ENVIRON["EXEC"] substr($0, i + 6)
+    print }' "$here/share/$1"
+}
 
 mkdir -p "$data/applications" "$data/icons/hicolor/256x256/apps" "$data/icons/hicolor/scalable/apps"
 install -m 644 "$here/share/ltm-desktop.png" "$data/icons/hicolor/256x256/apps/ltm-desktop.png"
@@ -48,5 +52,6 @@ if ((link)); then
   case ":$PATH:" in *":$HOME/.local/bin:"*) ;; *) echo "  (add ~/.local/bin to your PATH to type \`ltm\`)" ;; esac
 fi
 command -v update-desktop-database >/dev/null && update-desktop-database -q "$data/applications" 2>/dev/null || true
-command -v tesseract >/dev/null || echo "note: tesseract is not installed, so scanned pages wait for OCR: sudo apt install tesseract-ocr (Debian/Ubuntu), sudo dnf install tesseract (Fedora)"
+command -v tesseract >/dev/null || echo "note: tesseract is not installed, so scanned pages wait for OCR:" \
+  "sudo apt install tesseract-ocr (Debian/Ubuntu), sudo dnf install tesseract (Fedora)"
 echo "done: start LTM Desktop from your app menu, or run $exe"

@@ -8,5 +8,6 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 rm -f "$data/applications/ltm-desktop.desktop" "$config/autostart/ltm-desktop.desktop" \
   "$data/icons/hicolor/256x256/apps/ltm-desktop.png" "$data/icons/hicolor/scalable/apps/ltm-desktop.svg"
 # Only our own link: a `ltm` from somewhere else is left alone.
-[[ -L $HOME/.local/bin/ltm && $(readlink "$HOME/.local/bin/ltm") == "$here/ltm-desktop" ]] && rm -f "$HOME/.local/bin/ltm"
+link=$HOME/.local/bin/ltm
+if [[ -L $link && $(readlink "$link") == "$here/ltm-desktop" ]]; then rm -f "$link"; fi
 echo "removed the menu entry, autostart entry, icon and command link; to stop the app, use Quit in its tray menu"

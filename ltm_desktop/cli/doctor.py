@@ -68,7 +68,35 @@ def run_checks(container) -> list[Check]:
 
         return qt_platform_report()
 
+    def clients() -> str:
+        # An AI app's config holds this installation's absolute path; after the app folder moves, the entry
+        # points at nothing and the AI app fails without saying why.
+        from pathlib import Path
+
+        svc = container.client_registration
+        connected, stale, other = [], [], []
+        for st in svc.statuses():
+            if st.transport is None:
+                continue
+            connected.append(st.display_name)
+            if st.transport == "unreadable":
+                stale.append(f"{st.display_name}: {st.detail}")
+                continue
+            ep = svc.configured_endpoint(st.client_id) if st.transport == "stdio" else None
+            if ep is None:
+                continue
+            if not Path(ep.command).exists():
+                stale.append(f"{st.display_name} starts {ep.command}, which no longer exists (LTM Desktop moved?): "
+                             f"run `ltm connect {st.client_id}`")
+            elif ep.command != svc.launch.command:
+                other.append(f"{st.display_name} starts another installation ({ep.command})")
+        if stale:
+            raise KnownError("; ".join(stale))
+        if not connected:
+            return "no AI app connected yet (`ltm connect --list`)"
+        return f"{', '.join(connected)} connected" + (f"; {'; '.join(other)}" if other else "")
+
     for name, fn in (("postgres", postgres), ("schema", schema), ("models", models), ("embedder", embedder),
-                     ("tesseract", tesseract), ("qt", qt)):
+                     ("tesseract", tesseract), ("qt", qt), ("clients", clients)):
         checks.append(_check(name, fn))
     return checks

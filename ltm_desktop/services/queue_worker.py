@@ -11,6 +11,8 @@ import concurrent.futures as cf
 import logging
 import multiprocessing
 import os
+import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -39,8 +41,15 @@ class WorkerTuning:
     tasks_per_process: int = 50  # replace extraction processes now and then, so a leak in a parser can't grow
 
 
-def _lower_priority(nice: int) -> None:
-    """Bring an extraction process down to `nice` (absolute: a worker already niced is not lowered twice)."""
+def _init_extraction_process(nice: int) -> None:
+    """Tie an extraction process to its worker's life, and bring it down to `nice` (absolute, not relative)."""
+    if sys.platform.startswith("linux"):
+        # A worker killed with -9 cannot stop its pool; the kernel then ends the orphaned OCR instead.
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        if os.getppid() == 1:
+            os._exit(0)  # the worker died before the line above took effect
     if nice > 0 and hasattr(os, "nice"):
         current = os.nice(0)
         if nice > current:
@@ -159,7 +168,7 @@ class QueueWorker:
             self._pool = cf.ProcessPoolExecutor(
                 max(1, t.processes),
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=_lower_priority,
+                initializer=_init_extraction_process,
                 initargs=(t.nice,),
                 max_tasks_per_child=t.tasks_per_process,
             )

@@ -52,13 +52,14 @@ def test_kill_9_mid_job_then_restart_loses_nothing_and_duplicates_nothing(env, t
     uri = env["LTM_DATABASE_URL"]
     assert ltm(env, "watch", "add", str(folder)).returncode == 0
 
-    first = start_worker(env)
+    # No pipes: an orphaned extraction process would hold them open after the kill.
+    first = subprocess.Popen([*LTM, "worker"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_until(lambda: (job(uri, str(scan)) or {}).get("state") == "running", timeout=120, every=0.05,
                    what="the scan's OCR under way")
     finally:
         first.send_signal(signal.SIGKILL)
-        first.communicate(timeout=30)
+        first.wait(timeout=30)
     assert job(uri, str(scan))["state"] == "running"  # left mid-job, exactly as a crash leaves it
     killed_worker = job(uri, str(scan))["worker"]
 
