@@ -127,6 +127,8 @@ class IngestService:
                 if not target.is_relative_to(root.resolve()):
                     return self._skip(spath, f"symlink leads outside {root} (to {target}); not followed")
             st = path.stat()
+        except RuntimeError:  # Python 3.11 reports a symlink loop this way (later versions raise OSError ELOOP)
+            return self._skip(spath, "symlink loop: the link points back at itself")
         except FileNotFoundError:
             return self._fail(spath, "the file vanished before it could be read (deleted or moved)")
         except (PermissionError, OSError) as e:
@@ -152,7 +154,13 @@ class IngestService:
             if (known.size, known.mtime) != (facts.size, facts.mtime):
                 self._store.touch_document(known.doc_id, facts)
             return Unchanged(spath, known.doc_id)
-        same = [d for d in self._store.documents_with_content(sha) if d.path != spath]
+        holders = self._store.documents_with_content(sha)
+        revived = next((d for d in holders if d.path == spath), None)
+        if revived is not None:
+            # A tombstone at this very path: the file came back (a restore, or a delete + re-create); revive it.
+            self._store.move_document(revived.doc_id, facts)
+            return Repointed(spath, revived.doc_id, spath)
+        same = [d for d in holders if d.path != spath]
         if same:
             return self._repoint(facts, sha, same)
         return _Planned(facts, sha)

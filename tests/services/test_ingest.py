@@ -221,8 +221,11 @@ def test_symlink_outside_the_root_is_not_followed(container, tmp_path):
     root.mkdir()
     (root / "link.md").symlink_to(outside / "secret.md")
     (root / "loop").symlink_to(root, target_is_directory=True)  # a loop must not hang the walk
-    [outcome] = container.ingest.ingest_paths([root])
-    assert isinstance(outcome, Skipped) and "outside" in outcome.reason
+    (root / "a.md").symlink_to(root / "b.md")
+    (root / "b.md").symlink_to(root / "a.md")  # a file-level loop
+    outcomes = {Path(o.path).name: o for o in container.ingest.ingest_paths([root])}
+    assert isinstance(outcomes["link.md"], Skipped) and "outside" in outcomes["link.md"].reason
+    assert isinstance(outcomes["a.md"], Skipped) and "symlink loop" in outcomes["a.md"].reason
 
 
 def test_file_that_vanishes_before_reading_is_recorded(container, tmp_path):
@@ -281,3 +284,23 @@ def test_garbled_text_layer_goes_to_ocr_and_blank_scan_is_a_warning(container, t
     assert isinstance(blank, Ingested) and blank.chunks == 0
     issues = {i.path: (i.kind, i.reason) for i in container.search_index.issues(500)}
     assert issues[str(tmp_path / "blank.pdf")][0] == "warning" and "no readable text" in issues[str(tmp_path / "blank.pdf")][1]
+
+
+def test_a_deleted_file_that_comes_back_is_revived_without_rereading(container, tmp_path):
+    f = tmp_path / "deposit.md"
+    f.write_text("The security deposit for unit 4B is $1,800.\n")
+    first = container.ingest.ingest_file(f, tmp_path)
+    assert container.watch_store.tombstone(str(f)) == 1  # what the worker does when the file is deleted
+    assert all(h.doc_id != first.doc_id for h in container.search.search("security deposit unit 4B", k=5).hits)
+
+    class NoReading:
+        def supports(self, path):
+            return True
+
+        def extract(self, path):
+            raise AssertionError("known content must not be read again")
+
+    service = type(container.ingest)(container.document_store, container.embedder, NoReading())
+    back = service.ingest_file(f, tmp_path)
+    assert isinstance(back, Repointed) and back.doc_id == first.doc_id
+    assert container.search.search("security deposit unit 4B", k=1).hits[0].doc_id == first.doc_id
