@@ -25,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from ltm_desktop.adapters.postgres.scratch_store import analyze_database  # noqa: E402
 from ltm_desktop.bootstrap import Container, configure_environment  # noqa: E402
 from ltm_desktop.core.confidence import Thresholds  # noqa: E402
 from ltm_desktop.sample_corpus import sample_corpus_dir  # noqa: E402
@@ -41,6 +42,7 @@ from ltm_desktop.services.search import SearchService, SearchTuning  # noqa: E40
 from ltm_desktop.settings import Settings  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
+BGE_PREFIX = "Represent this sentence for searching relevant passages: "
 
 
 class CachingExtractor:
@@ -97,6 +99,7 @@ def load_store(base, scratch, dataset, extractor, reranker, work: Path):
     scratch.__dict__["reranker"] = reranker
     t0 = time.perf_counter()
     paths, _, failed = ingest_dataset(dataset, work, scratch.ingest.ingest_paths)
+    analyze_database(scratch.settings.database_url)  # as autovacuum would: full-text search reads the statistics
     chunks = scratch.search_index.stats()["chunks"]
     print(f"loaded {chunks} chunks in {time.perf_counter() - t0:.1f}s, failed {len(failed)}", flush=True)
     return paths, chunks
@@ -107,7 +110,7 @@ def save(report: dict) -> None:
     (RESULTS / "tune_retrieval.json").write_text(json.dumps(report, indent=2))
 
 
-def stage_chunking(base, dataset, extractor, reranker, report, configs, candidates: int) -> None:
+def stage_chunking(base, dataset, extractor, reranker, embedder, report, configs, candidates: int) -> None:
     """Re-ingest per chunking; every mode, with the reranker on `candidates` passages."""
     tuning = dataclasses.replace(SearchTuning(), rerank_candidates=candidates)
     for target, maximum, overlap in configs:
@@ -115,7 +118,7 @@ def stage_chunking(base, dataset, extractor, reranker, report, configs, candidat
         base.settings = dataclasses.replace(base.settings, chunk_target=target, chunk_max=maximum, chunk_overlap=overlap)
         with base.scratch() as scratch, tempfile.TemporaryDirectory() as work:
             paths, chunks = load_store(base, scratch, dataset, extractor, reranker, Path(work))
-            result = summarise(*run_eval(scratch, dataset, paths, tuning, base.embedder, reranker))
+            result = summarise(*run_eval(scratch, dataset, paths, tuning, embedder, reranker))
         result.update(chunks=chunks, rerank_candidates=candidates, thresholds=calibrate(result["_scores"]))
         report["chunking"][key] = result
         print(key, json.dumps({m: result[m] for m in ("dense", "lexical", "hybrid", "hybrid+rerank")}), flush=True)
@@ -124,13 +127,11 @@ def stage_chunking(base, dataset, extractor, reranker, report, configs, candidat
         save(report)
 
 
-def stage_search(base, dataset, extractor, reranker, report, chunking) -> None:
+def stage_search(base, dataset, extractor, reranker, embedders, report, chunking, main_embedder: str) -> None:
     """On one chunking, loaded once: query prefix, fusion, rerank depth (with latency), verdict thresholds."""
-    from ltm_desktop.adapters.fastembed_models import FastEmbedEmbedder
-
     target, maximum, overlap = chunking
     base.settings = dataclasses.replace(base.settings, chunk_target=target, chunk_max=maximum, chunk_overlap=overlap)
-    plain = FastEmbedEmbedder(base.settings.embed_model, base.models_dir, "")
+    embedder = embedders[main_embedder]
     default = SearchTuning()
     with base.scratch() as scratch, tempfile.TemporaryDirectory() as work:
         paths, chunks = load_store(base, scratch, dataset, extractor, reranker, Path(work))
@@ -138,12 +139,12 @@ def stage_search(base, dataset, extractor, reranker, report, chunking) -> None:
         # Depth first, at 50: it fills the score cache for every smaller depth (a prefix of the same list).
         for n in (50, 40, 30, 20, 10):
             tuning = dataclasses.replace(default, rerank_candidates=n)
-            result = summarise(*run_eval(scratch, dataset, paths, tuning, base.embedder, reranker))
+            result = summarise(*run_eval(scratch, dataset, paths, tuning, embedder, reranker))
             result["thresholds"] = calibrate(result["_scores"])
             report["rerank_candidates"][str(n)] = result
             print("rerank depth", n, json.dumps(result["hybrid+rerank"]), flush=True)
             save(report)
-        for name, emb in (("with prefix", base.embedder), ("no prefix", plain)):
+        for name, emb in (("with prefix", embedders["bge"]), ("no prefix", embedders["none"])):
             result = summarise(*run_eval(scratch, dataset, paths, default, emb, reranker))
             report["prefix"][name] = result
             print(name, json.dumps({m: result[m] for m in ("dense", "hybrid", "hybrid+rerank")}), flush=True)
@@ -151,14 +152,14 @@ def stage_search(base, dataset, extractor, reranker, report, chunking) -> None:
         for fusion, lexical_weight in (("rrf", 1.0), ("rrf", 0.5), ("rrf", 0.3), ("minmax", 1.0), ("minmax", 0.5),
                                        ("minmax", 0.3)):
             tuning = dataclasses.replace(default, fusion=fusion, lexical_weight=lexical_weight)
-            result = summarise(*run_eval(scratch, dataset, paths, tuning, base.embedder, reranker,
+            result = summarise(*run_eval(scratch, dataset, paths, tuning, embedder, reranker,
                                          modes=("hybrid", "hybrid+rerank")))
             report["fusion"][f"{fusion} lexical_weight={lexical_weight}"] = result
             print(fusion, lexical_weight, json.dumps({m: result[m] for m in ("hybrid", "hybrid+rerank")}), flush=True)
             save(report)
         # Latency with the real, uncached reranker on the first questions, per depth.
         for n in (10, 20, 30, 40):
-            service = SearchService(scratch.search_index, base.embedder, base.reranker,
+            service = SearchService(scratch.search_index, embedder, base.reranker,
                                     dataclasses.replace(default, rerank_candidates=n))
             times = []
             for q in dataset.queries[:15]:
@@ -175,7 +176,10 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--stage", choices=("chunking", "search", "all"), default="all")
     parser.add_argument("--chunks", action="append", default=[], help="target/max/overlap, e.g. 500/800/80")
-    parser.add_argument("--candidates", type=int, default=30, help="rerank depth during the chunking sweep")
+    parser.add_argument("--candidates", type=int, default=SearchTuning().rerank_candidates,
+                        help="rerank depth during the chunking sweep (default: the shipped one)")
+    parser.add_argument("--embed-prefix", choices=("bge", "none"), default="none",
+                        help="query embedding for every experiment but the prefix comparison")
     args = parser.parse_args()
     configure_environment()
     home = Path(tempfile.mkdtemp(prefix="ltm-tune-"))
@@ -183,6 +187,10 @@ def main() -> int:
     dataset = load_beir(sample_corpus_dir(home / "cache"))
     extractor = CachingExtractor(base.extractor)
     reranker = CachingReranker(base.reranker)
+    from ltm_desktop.adapters.fastembed_models import FastEmbedEmbedder
+
+    embedders = {name: FastEmbedEmbedder(base.settings.embed_model, base.models_dir, prefix)
+                 for name, prefix in (("bge", BGE_PREFIX), ("none", ""))}
     path = RESULTS / "tune_retrieval.json"
     report = json.loads(path.read_text()) if path.exists() else {}
     report.update(dataset=dataset.name, documents=len(dataset.docs), queries=len(dataset.queries),
@@ -192,9 +200,10 @@ def main() -> int:
     configs = [tuple(int(x) for x in c.split("/")) for c in args.chunks] or [
         (1000, 1600, 150), (700, 1100, 100), (500, 800, 80), (350, 600, 60)]
     if args.stage in ("chunking", "all"):
-        stage_chunking(base, dataset, extractor, reranker, report, configs, args.candidates)
+        report["chunking_setup"] = {"rerank_candidates": args.candidates, "query_prefix": args.embed_prefix}
+        stage_chunking(base, dataset, extractor, reranker, embedders[args.embed_prefix], report, configs, args.candidates)
     if args.stage in ("search", "all"):
-        stage_search(base, dataset, extractor, reranker, report, configs[0])
+        stage_search(base, dataset, extractor, reranker, embedders, report, configs[0], args.embed_prefix)
     save(report)
     plot(report)
     return 0

@@ -92,6 +92,7 @@ def cli_env(tmp_path, pg_uri) -> dict[str, str]:
     """Environment for running the real `ltm` command in a child process on a fresh database."""
     env = dict(os.environ)
     env.update(
+        HOME=str(tmp_path / "user"),  # AI-app configs of the machine running the tests must not leak in
         LTM_HOME=str(tmp_path / "home"),
         LTM_DATABASE_URL=create_database(pg_uri, "cli"),
         LTM_MODELS_DIR=str(MODELS_DIR),

@@ -10,6 +10,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from ltm_desktop.adapters.postgres.scratch_store import analyze_database
 from ltm_desktop.sample_corpus import SEED, generate_sample_corpus, sample_corpus_dir, stamp
 from ltm_desktop.services.eval_dataset import load_beir
 from ltm_desktop.services.evaluation import doc_id_lookup, evaluate_queries, ingest_dataset
@@ -103,6 +104,7 @@ def test_a_slice_of_the_sample_corpus_evaluates_through_the_real_pipeline(tmp_pa
     c = make_container(tmp_path / "home", create_database(pg_uri), shared_models, ingest_workers=1)
     with c.scratch() as scratch, tempfile.TemporaryDirectory() as work:
         paths, _, failed = ingest_dataset(dataset, Path(work), scratch.ingest.ingest_paths)
+        analyze_database(scratch.settings.database_url)
         t = scratch.search.tuning
         modes, verdicts, _ = evaluate_queries(
             dataset.queries, scratch.search, doc_id_lookup(paths), t.rerank_thresholds, t.cosine_thresholds

@@ -31,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="questions made from passages of your own index (read-only), answered against it",
     )
     p.add_argument("--split", default="test", help="qrels split to use (default: test)")
-    p.add_argument("--limit", type=int, default=0, help="evaluate at most this many queries (0: all)")
+    p.add_argument("--limit", type=int, default=0, help="evaluate this many evenly spaced queries (0: all)")
     p.add_argument("--questions", type=int, default=60, help="with --on-my-documents: how many questions to make")
     p.add_argument("--seed", type=int, default=7, help="with --on-my-documents: which passages are sampled")
     p.add_argument("--chart", type=Path, default=None, help="where to write the PNG chart (default: HOME/eval/)")
@@ -78,12 +78,16 @@ def _load(args: argparse.Namespace, c):
         dataset = load_beir(sample_corpus_dir(c.settings.home / "cache"), "test")
     else:
         dataset = load_beir(args.dataset, args.split)
-    if args.limit > 0:
-        dataset = EvalDataset(dataset.name, dataset.root, dataset.docs, dataset.queries[: args.limit])
+    if 0 < args.limit < len(dataset.queries):
+        # Evenly spaced, so a short run keeps the mix of answerable and unanswerable questions.
+        qs = dataset.queries
+        picked = tuple(qs[i * len(qs) // args.limit] for i in range(args.limit))
+        dataset = EvalDataset(dataset.name, dataset.root, dataset.docs, picked)
     return dataset
 
 
 def _eval_dataset(c, args: argparse.Namespace):
+    from ltm_desktop.adapters.postgres.scratch_store import analyze_database
     from ltm_desktop.services.evaluation import EvalReport, doc_id_lookup, evaluate_queries, ingest_dataset
 
     dataset = _load(args, c)
@@ -94,6 +98,7 @@ def _eval_dataset(c, args: argparse.Namespace):
             dataset, Path(work), lambda files: scratch.ingest.ingest_paths(files, lambda d, t, o: bar.update(d, t))
         )
         bar.close()
+        analyze_database(scratch.settings.database_url)  # as autovacuum would; full-text search reads the statistics
         search = scratch.search
         bar = ProgressBar("searching", enabled=False if quiet else None)
         modes, verdicts, runs = evaluate_queries(

@@ -25,7 +25,7 @@ Fusion = Literal["rrf", "minmax"]
 @dataclass(frozen=True)
 class SearchTuning:
     depth: int = 50  # candidates from each retriever
-    rerank_candidates: int = 40
+    rerank_candidates: int = 20  # measured: as good as 40 on the sample set, at half the reranking time
     rrf_k: int = 60
     fusion: Fusion = "rrf"
     dense_weight: float = 1.0

@@ -11,7 +11,7 @@ from pathlib import Path
 import psycopg
 
 from ltm_desktop.adapters.postgres.passage_sampler import PgPassageSampler
-from ltm_desktop.adapters.postgres.scratch_store import list_scratch_databases, scratch_database
+from ltm_desktop.adapters.postgres.scratch_store import analyze_database, list_scratch_databases, scratch_database
 from ltm_desktop.services.eval_dataset import load_beir
 from ltm_desktop.services.eval_questions import build_questions, evaluate_own_documents
 from ltm_desktop.services.evaluation import MODES, doc_id_lookup, evaluate_queries, ingest_dataset
@@ -84,6 +84,7 @@ def test_eval_measures_every_mode_in_a_scratch_store_and_leaves_the_index_alone(
     with user.scratch() as scratch, tempfile.TemporaryDirectory() as work:
         scratch_uri = scratch.settings.database_url
         paths, seconds, failed = ingest_dataset(dataset, Path(work), scratch.ingest.ingest_paths)
+        analyze_database(scratch.settings.database_url)
         t = scratch.search.tuning
         modes, verdicts, runs = evaluate_queries(
             dataset.queries, scratch.search, doc_id_lookup(paths), t.rerank_thresholds, t.cosine_thresholds

@@ -75,6 +75,16 @@ def temporary_server() -> Iterator[str]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def analyze_database(uri: str) -> None:
+    """Refresh the planner's statistics, as autovacuum soon would on a real index.
+
+    Full-text search reads them (it skips terms common in most chunks), so an evaluation run straight after
+    loading would otherwise depend on whether autovacuum had got round to it yet.
+    """
+    with connect_direct(uri) as conn:
+        conn.execute("ANALYZE")
+
+
 def list_scratch_databases(server_uri: str) -> list[str]:
     """Scratch databases left on a server (a crashed run); for `ltm doctor`-style checks and tests."""
     with connect_direct(server_uri) as conn:
