@@ -59,6 +59,7 @@ class DesktopApp(QObject):
         self._seen_failures: set[str] = set()
         self._failures_primed = False
         self._had_backlog = False
+        self._processed_seen: int | None = None  # done + failed at the last reading
         self._quitting = False
         actions = MenuActions(
             search=lambda: self.windows.show("search"),
@@ -204,9 +205,13 @@ class DesktopApp(QObject):
             self.notify(f"Could not index {Path(j.path).name}{more}", j.error or "unknown reason", error=True, context=("failed", j.path))
         self._failures_primed = True
         backlog = w.queued + w.running
+        processed = w.done + w.failed
+        # A small batch can be queued and finished between two readings, so a grown done+failed count counts too.
+        grew = self._processed_seen is not None and processed > self._processed_seen
+        self._processed_seen = processed
         if backlog:
             self._had_backlog = True
-        elif self._had_backlog:
+        elif self._had_backlog or grew:
             self._had_backlog = False
             self.notify("Indexing finished", f"Your documents are up to date ({w.done:,} files processed, {w.failed} failed).",
                         context=("problems", None) if w.failed else ("search", None))
