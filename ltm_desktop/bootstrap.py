@@ -402,3 +402,6 @@ def configure_environment() -> None:
     # fastembed / huggingface_hub must never reach a hub for bundled models; this also silences their probes.
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+    # Tesseract's OpenMP threads made OCR 4x slower, not faster (bench/bench_ocr.py: 0.21 vs 0.81 pages/s in one
+    # process); parallelism comes from one extraction process per core instead. Inherited by tesseract children.
+    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
