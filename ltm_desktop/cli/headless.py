@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 import threading
 
+from ltm_desktop.cli.headless_children import ltm_command, start_supervised
+
 
 def run_headless(container, stop: threading.Event) -> int:
     from ltm_desktop.adapters.postgres.migrations import applied_version
@@ -18,12 +20,9 @@ def run_headless(container, stop: threading.Event) -> int:
         file=sys.stderr,
         flush=True,
     )
-    from ltm_desktop.cli.worker_child import start_worker_thread
-
-    worker = start_worker_thread(stop)  # the ingestion worker, as a supervised child process
-    from ltm_desktop.cli.serve_child import start_http_server_thread
-
-    http = start_http_server_thread(stop)  # the MCP HTTP server (settings http_host/http_port), supervised
+    # The worker gets longer to finish: it ends its current file rather than leave it to be redone.
+    worker = start_supervised(ltm_command("worker"), "the ingestion worker", stop, grace=60)
+    http = start_supervised(ltm_command("serve", "--http"), "the MCP HTTP server", stop, grace=30)
     stop.wait()
     worker.join(timeout=90)
     http.join(timeout=40)
