@@ -4,9 +4,10 @@ For each size, in one run: the full search (hybrid, with and without the reranke
 floor it cannot beat, the query embedding plus one bare HNSW query, per question; target p95 without rerank
 <= 2x the floor's p95. HNSW recall@10 against exact search is measured at several ef_search values.
 
-Synthetic chunks: texts recombine sentences of the sample corpus with fresh names and numbers; vectors
-mix two real embeddings of such texts plus noise, so they cluster the way real documents do (pure random
-vectors would be an unrealistically hard case for HNSW). Queries are the sample corpus's questions,
+Synthetic chunks: texts recombine sentences of the sample corpus with fresh names and numbers. The first
+10,000 are embedded for real (the 10k size is entirely real vectors); beyond that, each vector mixes two real
+ones plus a little noise, so they cluster the way real documents do (pure random vectors would be an
+unrealistically hard case for HNSW). Queries are the sample corpus's questions,
 embedded for real. Rows load with COPY (through PgDocumentStore) and the HNSW index is built once per size.
 Results: bench/results/bench_search.json and .png.
 
@@ -40,7 +41,8 @@ from ltm_desktop.services.search import SearchService  # noqa: E402
 from ltm_desktop.settings import Settings  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
-ANCHORS = 1500
+REAL = 10_000  # chunks embedded for real; the 10k size is all real
+NOISE = 0.01  # per-dimension noise on mixed vectors (norm ~0.2 on unit vectors)
 PER_DOC = 500
 NAMES = ("Alvarez", "Kowalski", "Okafor", "Nguyen", "Brennan", "Haddad", "Patel", "Moreau", "Delgado", "Ricci",
          "Novak", "Mensah", "Castillo", "Petrov", "Doucette", "Lindqvist", "Yamamoto", "Thibodeau", "Whitaker")
@@ -51,31 +53,39 @@ def stats(values: list[float]) -> dict[str, float]:
 
 
 class SyntheticCorpus:
-    """Anchor texts (embedded for real) and chunks derived from pairs of anchors."""
+    """10,000 texts embedded for real, then further chunks mixed from pairs of them."""
 
     def __init__(self, embedder, seed: int = 5) -> None:
         self.rng = random.Random(seed)
         docs, _ = assemble(20240601)
         sentences = [s.strip() for d in docs for b in d.blocks if not b.startswith("#")
                      for s in re.split(r"(?<=[.!?])\s+", " ".join(b.split())) if len(s) > 40]
-        self.anchor_texts = [" ".join(self.rng.sample(sentences, 3)) for _ in range(ANCHORS)]
-        vecs = []
-        for i in range(0, ANCHORS, 64):
-            vecs.extend(embedder.embed_documents(self.anchor_texts[i : i + 64]))
-        self.anchor_vecs = np.asarray(vecs, dtype=np.float32)
+        self.anchor_texts = [self._vary(" ".join(self.rng.sample(sentences, 4))) for _ in range(REAL)]
+        start = time.perf_counter()
+        self.anchor_vecs = np.asarray(embedder.embed_documents(self.anchor_texts), dtype=np.float32)
+        print(f"embedded {REAL} real chunks in {time.perf_counter() - start:.0f}s", flush=True)
+        self.served = 0
+
+    def _vary(self, text: str) -> str:
+        rng = self.rng
+        text = re.sub(r"\$[\d,]+\.\d\d", lambda _: f"${rng.randrange(50, 9000):,}.{rng.randrange(100):02d}", text)
+        return f"{text} Ref {rng.choice(NAMES)}-{rng.randrange(10000, 99999)}."
 
     def batch(self, n: int) -> tuple[list[str], np.ndarray]:
-        rng, texts = self.rng, []
-        a = np.array([rng.randrange(ANCHORS) for _ in range(n)])
-        b = np.array([rng.randrange(ANCHORS) for _ in range(n)])
-        w = np.array([rng.uniform(0.6, 0.9) for _ in range(n)], dtype=np.float32)[:, None]
-        noise = np.random.default_rng(rng.randrange(2**32)).normal(0, 0.02, (n, self.anchor_vecs.shape[1]))
+        """The real chunks first; after them, mixtures of two real ones plus a little noise, re-normalised."""
+        rng = self.rng
+        if self.served + n <= REAL:
+            out = self.anchor_texts[self.served : self.served + n], self.anchor_vecs[self.served : self.served + n]
+            self.served += n
+            return list(out[0]), out[1]
+        a = np.array([rng.randrange(REAL) for _ in range(n)])
+        b = np.array([rng.randrange(REAL) for _ in range(n)])
+        w = np.array([rng.uniform(0.7, 0.95) for _ in range(n)], dtype=np.float32)[:, None]
+        noise = np.random.default_rng(rng.randrange(2**32)).normal(0, NOISE, (n, self.anchor_vecs.shape[1]))
         vecs = w * self.anchor_vecs[a] + (1 - w) * self.anchor_vecs[b] + noise.astype(np.float32)
         vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-        for i in range(n):
-            text = f"{self.anchor_texts[a[i]]} {self.anchor_texts[b[i]].split('. ')[0]}."
-            text = re.sub(r"\$[\d,]+\.\d\d", f"${rng.randrange(50, 9000):,}.{rng.randrange(100):02d}", text)
-            texts.append(f"{text} Ref {rng.choice(NAMES)}-{rng.randrange(10000, 99999)}.")
+        texts = [self._vary(f"{self.anchor_texts[a[i]]} {self.anchor_texts[b[i]].split('. ')[0]}.") for i in range(n)]
+        self.served += n
         return texts, vecs
 
 
@@ -140,13 +150,20 @@ def measure(scratch, embedder, reranker, queries: list[str], rerank_queries: int
         reranked.append((time.perf_counter() - start) * 1000)
     recall = {}
     exact = [bare_hnsw(db, v, 100, 10, exact=True)[0] for v in vectors[:60]]
-    for ef in (20, 40, 100, 200):
+    for ef in (20, 40, 100, 200, 400, 800):
         hits, times = [], []
         for v, truth in zip(vectors[:60], exact):
             found, ms = bare_hnsw(db, v, ef, 10)
             hits.append(len(set(found) & set(truth)) / len(truth))
             times.append(ms)
         recall[str(ef)] = {"recall_at_10": round(sum(hits) / len(hits), 4), **stats(times)}
+    from ltm_desktop.core.models import SearchFilters
+
+    app_hits = []
+    for v, truth in zip(vectors[:60], exact):  # what the app's own dense query returns (joins, iterative scan)
+        found = [c.chunk_id for c in scratch.search_index.dense(v, 10, SearchFilters())]
+        app_hits.append(len(set(found) & set(truth)) / len(truth))
+    recall["app_dense_query_ef100"] = {"recall_at_10": round(sum(app_hits) / len(app_hits), 4)}
     result = {
         "query_embedding": stats(embed_ms), "bare_hnsw_top50_ef100": stats(hnsw_ms), "floor": stats(floor),
         "search_hybrid_no_rerank": stats(plain), "search_dense_only": stats(dense),
@@ -229,8 +246,9 @@ def plot(report: dict) -> None:
     a.set_title("search latency vs its floor")
     a.legend(fontsize=8)
     for s in sizes:
-        rec = report["sizes"][s]["hnsw_recall_vs_exact"]
+        rec = {ef: v for ef, v in report["sizes"][s]["hnsw_recall_vs_exact"].items() if ef.isdigit()}
         b.plot([int(ef) for ef in rec], [rec[ef]["recall_at_10"] for ef in rec], "o-", label=f"{int(s):,}")
+    b.set_xscale("log")
     b.axhline(0.95, color="grey", linestyle="--")
     b.set_xlabel("hnsw.ef_search")
     b.set_ylabel("recall@10 vs exact")
