@@ -5,7 +5,9 @@ Each experiment loads the sample corpus into a throwaway store and runs the `ltm
   2. the bge query instruction prefix on and off,
   3. fusion: RRF vs min-max (rank-normalised) fusion and the lexical weight,
   4. how many fused candidates the reranker rescoring (quality vs measured latency),
-  5. the verdict thresholds, calibrated on the best configuration's scores.
+  5. the verdict thresholds, calibrated on the best configuration's scores,
+  6. how much of a document's opening the reranker reads before each later passage (`--stage lead`), and
+     what it costs in search latency, timed interleaved with and without it (`--stage lead-latency`).
 Reranker scores are cached per (query, passage), so sweeps that only change which passages get reranked
 reuse them; latency is measured separately with the real, uncached reranker.
 
@@ -172,9 +174,66 @@ def stage_search(base, dataset, extractor, reranker, embedders, report, chunking
             save(report)
 
 
+def stage_lead(base, dataset, extractor, reranker, embedder, report, chunking) -> None:
+    """How much of a document's opening the reranker reads before each later passage (0: none)."""
+    target, maximum, overlap = chunking
+    base.settings = dataclasses.replace(base.settings, chunk_target=target, chunk_max=maximum, chunk_overlap=overlap)
+    default = SearchTuning()
+    with base.scratch() as scratch, tempfile.TemporaryDirectory() as work:
+        paths, _ = load_store(base, scratch, dataset, extractor, reranker, Path(work))
+        for chars in (0, 150, 300, 500):
+            tuning = dataclasses.replace(default, lead_chars=chars)
+            modes, verdicts, runs = run_eval(scratch, dataset, paths, tuning, embedder, reranker,
+                                             modes=("hybrid", "hybrid+rerank"))
+            result = summarise(modes, verdicts, runs)
+            result["thresholds"] = calibrate(result["_scores"])
+            firsts = [(r.ranked.get("hybrid+rerank") or [None])[0] for r in runs if r.relevant]
+            result["top1_correct"] = round(sum(f in r.relevant for f, r in zip(firsts, (r for r in runs if r.relevant)))
+                                           / len(firsts), 4)
+            service = SearchService(scratch.search_index, embedder, base.reranker, tuning)
+            times = []
+            for q in dataset.queries[:15]:
+                start = time.perf_counter()
+                service.search(q.text, k=8)
+                times.append((time.perf_counter() - start) * 1000)
+            result["latency_p50_ms"] = round(percentile(times, 50), 1)
+            result["latency_p95_ms"] = round(percentile(times, 95), 1)
+            report["lead_chars"][str(chars)] = result
+            print("lead", chars, json.dumps(result["hybrid+rerank"]), "top1", result["top1_correct"],
+                  "p50", result["latency_p50_ms"], flush=True)
+            save(report)
+
+
+
+def stage_lead_latency(base, dataset, extractor, reranker, embedder, report, chunking) -> None:
+    """Search latency with and without the lead, interleaved per question so both see the same machine load."""
+    target, maximum, overlap = chunking
+    base.settings = dataclasses.replace(base.settings, chunk_target=target, chunk_max=maximum, chunk_overlap=overlap)
+    with base.scratch() as scratch, tempfile.TemporaryDirectory() as work:
+        load_store(base, scratch, dataset, extractor, reranker, Path(work))
+        services = {n: SearchService(scratch.search_index, embedder, base.reranker,
+                                     dataclasses.replace(SearchTuning(), lead_chars=n)) for n in (0, 300, 500)}
+        times: dict[int, list[float]] = {n: [] for n in services}
+        for q in dataset.queries[::5]:
+            for n, service in services.items():
+                start = time.perf_counter()
+                service.search(q.text, k=8)
+                times[n].append((time.perf_counter() - start) * 1000)
+        report["lead_latency"] = {
+            "questions": len(times[0]),
+            "p50_ms": {str(n): round(percentile(t, 50), 1) for n, t in times.items()},
+            "p95_ms": {str(n): round(percentile(t, 95), 1) for n, t in times.items()},
+            # per question, time with the lead over time without it, in the same moment of machine load
+            "median_ratio_vs_none": {str(n): round(percentile([b / a for a, b in zip(times[0], t)], 50), 3)
+                                     for n, t in times.items() if n},
+        }
+        print("lead latency", json.dumps(report["lead_latency"]), flush=True)
+        save(report)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--stage", choices=("chunking", "search", "all"), default="all")
+    parser.add_argument("--stage", choices=("chunking", "search", "lead", "lead-latency", "all"), default="all")
     parser.add_argument("--chunks", action="append", default=[], help="target/max/overlap, e.g. 500/800/80")
     parser.add_argument("--candidates", type=int, default=SearchTuning().rerank_candidates,
                         help="rerank depth during the chunking sweep (default: the shipped one)")
@@ -195,7 +254,7 @@ def main() -> int:
     report = json.loads(path.read_text()) if path.exists() else {}
     report.update(dataset=dataset.name, documents=len(dataset.docs), queries=len(dataset.queries),
                   answerable=len(dataset.answerable))
-    for key in ("chunking", "prefix", "fusion", "rerank_candidates"):
+    for key in ("chunking", "prefix", "fusion", "rerank_candidates", "lead_chars"):
         report.setdefault(key, {})
     configs = [tuple(int(x) for x in c.split("/")) for c in args.chunks] or [
         (1000, 1600, 150), (700, 1100, 100), (500, 800, 80), (350, 600, 60)]
@@ -204,6 +263,10 @@ def main() -> int:
         stage_chunking(base, dataset, extractor, reranker, embedders[args.embed_prefix], report, configs, args.candidates)
     if args.stage in ("search", "all"):
         stage_search(base, dataset, extractor, reranker, embedders, report, configs[0], args.embed_prefix)
+    if args.stage in ("lead", "all"):
+        stage_lead(base, dataset, extractor, reranker, embedders[args.embed_prefix], report, configs[0])
+    if args.stage in ("lead-latency", "all"):
+        stage_lead_latency(base, dataset, extractor, reranker, embedders[args.embed_prefix], report, configs[0])
     save(report)
     plot(report)
     return 0
@@ -230,7 +293,7 @@ def plot(report: dict) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
+    fig, axes = plt.subplots(1, 4, figsize=(19, 4.2))
     ax = axes[0]
     depth = {int(k): v for k, v in report["rerank_candidates"].items()}
     if depth:
@@ -259,6 +322,16 @@ def plot(report: dict) -> None:
     ax.set_xlabel("top reranker score")
     ax.legend()
     ax.set_title("verdict calibration")
+    ax = axes[3]
+    lead = {int(k): v for k, v in report.get("lead_chars", {}).items()}
+    if lead:
+        keys = sorted(lead)
+        ax.plot(keys, [lead[k]["hybrid+rerank"]["ndcg_10"] for k in keys], "o-", label="nDCG@10")
+        ax.plot(keys, [lead[k]["hybrid+rerank"]["mrr_10"] for k in keys], "s-", label="MRR@10")
+        ax.plot(keys, [lead[k]["top1_correct"] for k in keys], "^-", label="top hit correct")
+        ax.legend()
+    ax.set_xlabel("characters of the document's opening before each passage")
+    ax.set_title("reranker lead")
     fig.tight_layout()
     fig.savefig(RESULTS / "tune_retrieval.png", dpi=110)
 

@@ -150,6 +150,7 @@ class Container:
         tuning = SearchTuning(
             depth=s.retrieval_depth,
             rerank_candidates=s.rerank_candidates,
+            lead_chars=s.rerank_lead_chars,
             rerank_thresholds=Thresholds(s.rerank_high, s.rerank_medium),
             cosine_thresholds=Thresholds(s.cosine_high, s.cosine_medium),
         )

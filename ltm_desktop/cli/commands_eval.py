@@ -137,7 +137,8 @@ def _settings_used(c) -> dict[str, object]:
     return {
         "embed_model": s.embed_model, "rerank_model": s.rerank_model, "query_prefix": s.query_prefix,
         "chunk_target": s.chunk_target, "chunk_max": s.chunk_max, "chunk_overlap": s.chunk_overlap,
-        "retrieval_depth": t.depth, "rerank_candidates": t.rerank_candidates, "fusion": t.fusion,
+        "retrieval_depth": t.depth, "rerank_candidates": t.rerank_candidates,
+        "rerank_lead_chars": t.lead_chars, "fusion": t.fusion,
         "dense_weight": t.dense_weight, "lexical_weight": t.lexical_weight, "rrf_k": t.rrf_k,
         "rerank_medium": t.rerank_thresholds.medium, "rerank_high": t.rerank_thresholds.high,
         "cosine_medium": t.cosine_thresholds.medium, "cosine_high": t.cosine_thresholds.high,

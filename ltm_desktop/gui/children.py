@@ -14,7 +14,7 @@ SERVER, WORKER, TUNNEL = "server", "worker", "tunnel"
 # Which child must restart when a setting changes; anything not listed restarts both.
 SERVER_SETTINGS = frozenset({
     "http_host", "http_port", "public_host", "log_queries", "journal_days", "retrieval_depth", "rerank_candidates",
-    "rerank_high", "rerank_medium", "cosine_high", "cosine_medium",
+    "rerank_lead_chars", "rerank_high", "rerank_medium", "cosine_high", "cosine_medium",
 })
 WORKER_SETTINGS = frozenset({
     "ocr_languages", "ocr_dpi", "max_file_mb", "chunk_target", "chunk_max", "chunk_overlap", "ingest_workers",

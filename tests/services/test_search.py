@@ -110,3 +110,100 @@ def test_stats_report_counts_types_and_the_model(indexed, container):
     assert s["documents"] >= 4 and s["documents_by_type"]["lease"] == 2
     assert s["embedding_coverage"] == 1.0 and s["hnsw_index"] is True
     assert s["model_pin"]["model_id"] == "local/bge-small-en-v1.5-int8" and s["model_pin"]["dim"] == 384
+
+
+def _exact_nearest(container, vector) -> list[int]:
+    """Every live, active chunk by exact cosine, nearest first (what the index should approximate)."""
+    with container.write_db.connection() as conn:
+        ids = [r[0] for r in conn.execute(
+            "SELECT c.id FROM chunks c JOIN contents ct USING (sha256) WHERE ct.lifecycle = 'active' AND EXISTS"
+            " (SELECT 1 FROM documents d WHERE d.sha256 = c.sha256 AND d.deleted_at IS NULL)"
+        )]
+    cosines = container.search_index.cosines(vector, ids)
+    return sorted(ids, key=lambda i: -cosines[i])
+
+
+def test_dense_candidates_are_the_nearest_eligible_chunks(indexed, container):
+    vector = container.embedder.embed_query("when does the Oak Street lease renew")
+    exact = _exact_nearest(container, vector)
+    # limit 2: fewer than the library holds; 50: more than it holds.
+    for limit in (2, 50):
+        got = container.search_index.dense(vector, limit, SearchFilters())
+        assert [c.chunk_id for c in got] == exact[:limit]
+        assert [c.dense_rank for c in got] == list(range(1, len(got) + 1))
+
+
+def test_dense_search_skips_deleted_documents_near_the_query(indexed, container):
+    """Deleted documents among the nearest vectors must not shorten or empty the list."""
+    vector = container.embedder.embed_query("when does the Oak Street lease renew")
+    nearest = [c.chunk_id for c in container.search_index.dense(vector, 2, SearchFilters())]
+    with container.write_db.connection() as conn:
+        hidden = conn.execute(
+            "UPDATE documents SET deleted_at = now() WHERE deleted_at IS NULL AND sha256 IN"
+            " (SELECT sha256 FROM chunks WHERE id = ANY(%s)) RETURNING id", (nearest,)
+        ).fetchall()
+    try:
+        exact = _exact_nearest(container, vector)
+        assert exact and not set(exact) & set(nearest)
+        got = container.search_index.dense(vector, 1, SearchFilters())
+        assert [c.chunk_id for c in got] == exact[:1]
+    finally:
+        with container.write_db.connection() as conn:
+            conn.execute("UPDATE documents SET deleted_at = NULL WHERE id = ANY(%s)", ([r[0] for r in hidden],))
+
+
+def test_dense_search_with_a_filter_keeps_only_matching_documents(indexed, container):
+    vector = container.embedder.embed_query("when does the Oak Street lease renew")
+    got = container.search_index.dense(vector, 2, SearchFilters(path_contains="Maple"))
+    details = container.search_index.chunk_details([c.chunk_id for c in got], SearchFilters())
+    assert got and all("Maple" in details[c.chunk_id].path for c in got)
+
+
+def test_full_text_terms_match_the_statistics_query_and_follow_a_new_analyze(indexed, container):
+    """The cached statistics give the same query as reading pg_stats inline; the row bound is inactive here."""
+    from ltm_desktop.adapters.postgres.fulltext import COMMON_TERM_SHARE, TermStats, tsquery_cte, tsquery_cte_bounded
+
+    stats = TermStats("chunks")
+    lexemes = "SELECT array(SELECT unnest(tsvector_to_array(to_tsvector('simple', querytree(tq)))) ORDER BY 1) FROM q"
+    for analyse in (False, True):
+        if analyse:
+            with container.write_db.connection() as conn:
+                conn.execute("ANALYZE chunks")
+        for q in ("when does the Oak Street lease renew", "furnace filter size", "lease", "the"):
+            with container.read_db.connection() as conn:
+                direct = conn.execute(f"{tsquery_cte('chunks')} {lexemes}", {"q": q, "common": COMMON_TERM_SHARE}).fetchone()
+                bounded = conn.execute(f"{tsquery_cte_bounded()} {lexemes}", {"q": q, **stats.params(conn)}).fetchone()
+            assert bounded == direct, q
+
+
+def test_hybrid_search_surfaces_an_error_from_the_full_text_query(indexed, container):
+    from ltm_desktop.core.errors import StoreUnavailable
+    from ltm_desktop.services.search import SearchService
+
+    class LexicalDown:
+        def __getattr__(self, name):
+            return getattr(container.search_index, name)
+
+        def lexical(self, query, limit, filters):
+            raise StoreUnavailable("Postgres did not answer in time")
+
+    service = SearchService(LexicalDown(), container.embedder, None)
+    with pytest.raises(StoreUnavailable, match="did not answer"):
+        service.search("when does the Oak Street lease renew", rerank=False)
+    assert service.search("when does the Oak Street lease renew", rerank=False, mode="dense").hits
+
+
+def test_ef_search_grows_with_the_index():
+    from ltm_desktop.adapters.postgres.search_index import ef_search_for
+
+    values = [ef_search_for(n) for n in (0, 10_000, 100_000, 1_000_000, 50_000_000)]
+    assert values == sorted(values) and values[0] >= 40
+
+
+def test_the_vector_index_is_built_with_the_denser_graph(indexed, container):
+    # pgvector's default graph (m 16, ef_construction 64) could not reach recall 0.95 at 1M chunks.
+    with container.read_db.connection() as conn:
+        (indexdef,) = conn.execute(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = 'chunk_embeddings_hnsw'"
+        ).fetchone()
+    assert "hnsw" in indexdef and "m='32'" in indexdef and "ef_construction='128'" in indexdef, indexdef

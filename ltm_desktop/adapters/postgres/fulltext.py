@@ -4,23 +4,96 @@ A question's words rarely all occur in the answer passage, so terms are OR-ed. B
 COMMON_TERM_SHARE of a table's rows (per ANALYZE's statistics) barely ranks, while every row holding it would be
 scored — at 100k chunks that dominated search latency. Such terms are dropped when rarer ones remain; a question made
 only of common terms asks for all of them (AND) instead of any.
+
+Document search goes further (tsquery_cte_bounded): it also bounds the rows it ranks, which at 1M chunks still
+cost up to a second per question. And reading the statistics from the pg_stats view costs more to plan than the
+rest of the query (3-11 ms measured at 10k chunks: the view checks column privileges over four catalogs), so it
+keeps them in a TermStats cache, re-read only when the table has been analysed since.
 """
+
+from __future__ import annotations
+
+import threading
+
+import psycopg
 
 COMMON_TERM_SHARE = 0.05
 
+_ELEMENT_STATS = """
+    SELECT coalesce(array_agg(e.w), '{}'), coalesce(array_agg(e.f), '{}') FROM pg_stats s,
+         unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(w, f)
+    WHERE s.schemaname = 'public' AND s.tablename = %(table)s AND s.attname = %(column)s AND e.w IS NOT NULL"""
 
-def tsquery_cte(table: str, column: str = "tsv") -> str:
-    """A `WITH ... q AS (SELECT tq)` prefix for a query over `table`; expects %(q)s and %(common)s parameters."""
-    return f"""WITH terms AS (
-            SELECT DISTINCT w FROM unnest(tsvector_to_array(to_tsvector('english', %(q)s))) AS w),
-        common AS (
-            SELECT e.w FROM pg_stats s,
-                 unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(w, f)
-            WHERE s.schemaname = 'public' AND s.tablename = '{table}' AND s.attname = '{column}'
-              AND e.w IS NOT NULL AND e.f > %(common)s),
-        kept AS (SELECT w FROM terms WHERE w NOT IN (SELECT w FROM common)),
+# When the table was last analysed (by hand or by autovacuum); cheap to plan, unlike pg_stats.
+_ANALYZED_AT = """
+    SELECT greatest(pg_stat_get_last_analyze_time(c.oid), pg_stat_get_last_autoanalyze_time(c.oid)), c.reltuples
+    FROM pg_class c WHERE c.oid = to_regclass(%s)"""
+
+
+def _tsquery(kept: str) -> str:
+    """The `kept` and `q` CTEs: an OR of the kept terms, or an AND of all of them when none is kept."""
+    return f"""kept AS ({kept}),
         q AS (
             SELECT CASE WHEN EXISTS (SELECT 1 FROM kept)
                 THEN (SELECT to_tsquery('simple', string_agg(quote_literal(w), ' | ')) FROM kept)
                 ELSE (SELECT to_tsquery('simple', string_agg(quote_literal(w), ' & ')) FROM terms)
                 END AS tq)"""
+
+
+_TERMS = """terms AS (
+            SELECT DISTINCT w FROM unnest(tsvector_to_array(to_tsvector('english', %(q)s))) AS w)"""
+
+
+def tsquery_cte(table: str, column: str = "tsv") -> str:
+    """A `WITH ... q AS (SELECT tq)` prefix for a query over `table`; expects %(q)s and %(common)s parameters."""
+    return f"""WITH {_TERMS},
+        common AS (
+            SELECT e.w FROM pg_stats s,
+                 unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(w, f)
+            WHERE s.schemaname = 'public' AND s.tablename = '{table}' AND s.attname = '{column}'
+              AND e.w IS NOT NULL AND e.f > %(common)s),
+        {_tsquery("SELECT w FROM terms WHERE w NOT IN (SELECT w FROM common)")}"""
+
+
+def tsquery_cte_bounded() -> str:
+    """Like tsquery_cte, with the statistics passed in (from TermStats) and the rows to rank bounded.
+
+    Expects %(q)s, %(common)s, %(stat_words)s / %(stat_freqs)s (text[] / float8[]), %(rows)s (the table's row
+    estimate) and %(max_rows)s. Every matching row is ranked, at ~10-20 us each, so at 1M chunks one term found in
+    4% of them costs ~1 s. So a term is also common when it alone matches more than an estimated max_rows rows,
+    and of the others only the rarest are OR-ed, as many as together match at most max_rows; a question left with
+    none asks for all its terms (AND), as one made of common words always did. Terms rare enough to be missing from
+    the statistics count as matching nothing. In a library of fewer chunks than max_rows the bound practically never
+    applies (it would take a question with some 20 terms each found in 5% of chunks); there the query is
+    tsquery_cte's.
+    """
+    return f"""WITH {_TERMS},
+        stats AS (SELECT * FROM unnest(%(stat_words)s::text[], %(stat_freqs)s::float8[]) AS s(w, f)),
+        common AS (SELECT w FROM stats WHERE f > %(common)s OR f * %(rows)s > %(max_rows)s),
+        rarest AS (
+            SELECT t.w, sum(coalesce(s.f, 0)) OVER (ORDER BY coalesce(s.f, 0), t.w) AS upto
+            FROM terms t LEFT JOIN stats s USING (w) WHERE t.w NOT IN (SELECT w FROM common)),
+        {_tsquery("SELECT w FROM rarest WHERE upto * %(rows)s <= %(max_rows)s")}"""
+
+
+# Estimated rows a full-text query may rank (see tsquery_cte_bounded).
+MAX_RANKED_ROWS = 5_000
+
+
+class TermStats:
+    """A table's most common tsvector elements with their frequencies, and its row estimate, cached between analyses."""
+
+    def __init__(self, table: str, column: str = "tsv") -> None:
+        self._table, self._column = table, column
+        self._cached: tuple[object, dict[str, object]] | None = None  # (analysed at, params)
+        self._lock = threading.Lock()  # searches run on several threads; one re-read is enough
+
+    def params(self, conn: psycopg.Connection) -> dict[str, object]:
+        """The parameters tsquery_cte_bounded expects, besides %(q)s."""
+        analysed_at, rows = conn.execute(_ANALYZED_AT, (self._table,)).fetchone()
+        cached = self._cached
+        if cached is None or cached[0] != analysed_at:
+            with self._lock:
+                words, freqs = conn.execute(_ELEMENT_STATS, {"table": self._table, "column": self._column}).fetchone()
+                cached = self._cached = (analysed_at, {"stat_words": list(words), "stat_freqs": list(freqs)})
+        return {**cached[1], "rows": max(float(rows), 0.0), "common": COMMON_TERM_SHARE, "max_rows": MAX_RANKED_ROWS}

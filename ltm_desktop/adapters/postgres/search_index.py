@@ -2,16 +2,20 @@
 
 Filters (superseded content, deleted documents, type, path) are applied inside the SQL that ranks, never
 after it, so a filter can't silently empty a top-k list. HNSW uses pgvector 0.8's iterative scan so a
-narrow filter still yields enough candidates.
+narrow filter still yields enough candidates. (Asking the index alone for the nearest vectors first and joining
+only those was measured too: no faster. EXPLAIN ANALYZE shows the joins and the EXISTS on documents cost under
+1 ms; the time is the HNSW scan itself, hence ef_search sized to the index.)
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+import psycopg
+
 from ltm_desktop.adapters.postgres.database import Database
 from ltm_desktop.adapters.postgres.document_store import as_vector
-from ltm_desktop.adapters.postgres.fulltext import COMMON_TERM_SHARE, tsquery_cte
+from ltm_desktop.adapters.postgres.fulltext import TermStats, tsquery_cte_bounded
 from ltm_desktop.adapters.postgres.model_pin import EMBEDDINGS_TABLE, read_pin
 from ltm_desktop.core.models import Candidate, DocumentInfo, IssueRecord, ModelPin, SearchFilters
 from ltm_desktop.core.ports import ChunkDetail, Vector
@@ -40,15 +44,47 @@ def _filter_params(filters: SearchFilters) -> dict[str, object]:
     return {"doc_type": filters.doc_type, "path_like": like}
 
 
+def ef_search_for(vectors: float) -> int:
+    """hnsw.ef_search for an index of this many vectors: the smallest that keeps recall@10 >= 0.95 (measured).
+
+    A fixed value is either too low for large indexes or wasteful for small ones. With migration 0006's graph
+    (m 32, ef_construction 128), recall@10 against exact search was 1.0 at 100 on 10k chunks, where 400 costs
+    several times as much for nothing; 0.93 at 100 and 0.995 at 200 on 100k; 0.88 at 400, 0.95 at 800 and 0.99
+    at 1000 (pgvector's maximum) on 1M (bench/bench_search.py, docs/benchmarks.md). Sizes between 200k and 1M were
+    not measured and get 1000, the safe side. The vector query never uses less than the rows it asks for.
+    """
+    for size, ef in EF_SEARCH_STEPS:
+        if vectors <= size:
+            return ef
+    return EF_SEARCH_STEPS[-1][1]
+
+
+# (up to this many vectors, ef_search); the last step also covers anything larger.
+EF_SEARCH_STEPS = ((20_000, 100), (200_000, 200), (2_000_000, 1000))
+
+
 class PgSearchIndex:
-    def __init__(self, db: Database, ef_search: int = 100) -> None:
+    def __init__(self, db: Database, ef_search: int | None = None) -> None:
         self._db = db
-        self._ef_search = ef_search
+        self._fixed_ef = ef_search  # None: scale with the index size
+        self._term_stats = TermStats("chunks")
+
+    def ef_search(self) -> int:
+        """The ef_search the vector query uses now (for benchmarks and diagnostics)."""
+        with self._db.connection() as conn:
+            return self._ef_search(conn)
+
+    def _ef_search(self, conn: psycopg.Connection) -> int:
+        if self._fixed_ef is not None:
+            return self._fixed_ef
+        # The planner's row estimate: kept current by (auto)vacuum and index builds, and free to read.
+        row = conn.execute("SELECT reltuples FROM pg_class WHERE oid = to_regclass(%s)", (EMBEDDINGS_TABLE,)).fetchone()
+        return ef_search_for(row[0] if row else 0)
 
     def dense(self, vector: Vector, limit: int, filters: SearchFilters) -> list[Candidate]:
         params = {"v": as_vector(vector), "n": limit, **_filter_params(filters)}
         with self._db.connection() as conn:
-            conn.execute(f"SET LOCAL hnsw.ef_search = {int(max(self._ef_search, limit))}")
+            conn.execute(f"SET LOCAL hnsw.ef_search = {int(max(self._ef_search(conn), limit))}")
             conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
             rows = conn.execute(
                 f"""SELECT c.id, c.text, c.context, 1 - (e.embedding <=> %(v)s) AS cosine
@@ -62,10 +98,11 @@ class PgSearchIndex:
         return [Candidate(r[0], r[1], r[2], float(r[3]), None, i + 1) for i, r in enumerate(rows)]
 
     def lexical(self, query: str, limit: int, filters: SearchFilters) -> list[Candidate]:
-        params = {"q": query, "n": limit, "common": COMMON_TERM_SHARE, **_filter_params(filters)}
+        params = {"q": query, "n": limit, **_filter_params(filters)}
         with self._db.connection() as conn:
+            params.update(self._term_stats.params(conn))
             rows = conn.execute(
-                f"""{tsquery_cte("chunks")}
+                f"""{tsquery_cte_bounded()}
                     SELECT c.id, c.text, c.context, ts_rank_cd(c.tsv, q.tq, 1) AS rank
                     FROM q, chunks c JOIN contents ct ON ct.sha256 = c.sha256
                     WHERE q.tq IS NOT NULL AND c.tsv @@ q.tq AND {_ELIGIBLE}
@@ -84,6 +121,18 @@ class PgSearchIndex:
                 (as_vector(vector), list(chunk_ids)),
             ).fetchall()
         return {r[0]: float(r[1]) for r in rows}
+
+    def leads(self, chunk_ids: Sequence[int], chars: int) -> dict[int, str]:
+        if not chunk_ids:
+            return {}
+        with self._db.connection() as conn:
+            rows = conn.execute(
+                """SELECT c.id, left(f.text, %s) FROM chunks c
+                   JOIN chunks f ON f.sha256 = c.sha256 AND f.ordinal = 0
+                   WHERE c.id = ANY(%s) AND c.ordinal > 0""",
+                (chars, list(chunk_ids)),
+            ).fetchall()
+        return {r[0]: r[1] for r in rows}
 
     def chunk_details(self, chunk_ids: Sequence[int], filters: SearchFilters) -> dict[int, ChunkDetail]:
         if not chunk_ids:
