@@ -207,3 +207,21 @@ def test_the_vector_index_is_built_with_the_denser_graph(indexed, container):
             "SELECT indexdef FROM pg_indexes WHERE indexname = 'chunk_embeddings_hnsw'"
         ).fetchone()
     assert "hnsw" in indexdef and "m='32'" in indexdef and "ef_construction='128'" in indexdef, indexdef
+
+
+def test_upgrading_rebuilds_an_existing_default_graph_index(indexed, container):
+    # A store from before migration 0006: its index has pgvector's default graph. Migrating rebuilds it, and
+    # search still finds the same first hit afterwards.
+    from ltm_desktop.adapters.postgres.migrations import migrate
+
+    before = container.search.search("when does the Oak Street lease renew", k=3, rerank=False).hits[0].chunk_id
+    with container.write_db.connection() as conn:
+        conn.execute("DROP INDEX chunk_embeddings_hnsw")
+        conn.execute("CREATE INDEX chunk_embeddings_hnsw ON chunk_embeddings USING hnsw (embedding vector_cosine_ops)")
+        conn.execute("DELETE FROM schema_migrations WHERE version = 6")
+    assert migrate(container.settings.database_url) == ["0006_hnsw_build_params.sql"]
+    with container.read_db.connection() as conn:
+        (indexdef,) = conn.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'chunk_embeddings_hnsw'").fetchone()
+    assert "m='32'" in indexdef and "ef_construction='128'" in indexdef, indexdef
+    after = container.search.search("when does the Oak Street lease renew", k=3, rerank=False).hits[0].chunk_id
+    assert after == before
