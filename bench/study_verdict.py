@@ -16,7 +16,6 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import re
 import sys
 import tempfile
 from pathlib import Path
@@ -33,8 +32,6 @@ from ltm_desktop.settings import Settings  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 MAX_ANSWERABLE_LOW = 0.10
-# Question words that say nothing about the topic (Postgres's English stop list drops the rest in SQL below).
-FUNCTION_WORDS = frozenset("much many put got get go goes going us whose also ever still last next one would could".split())
 
 
 def caught_at(score: list[float], unanswerable: list[bool]) -> float:
@@ -152,18 +149,13 @@ def main() -> int:
         ingest_dataset(dataset, Path(work), scratch.ingest.ingest_paths)
         analyze_database(scratch.settings.database_url)
         service = scratch.search
-        with scratch.read_db.connection() as conn:
-            for n, q in enumerate(dataset.queries, start=1):
-                words = [w for w in dict.fromkeys(re.findall(r"[a-z0-9]+", q.text.lower())) if w not in FUNCTION_WORDS]
-                # A word is absent when its stemmed lexeme matches no chunk (stop words yield no lexeme).
-                absent = [w for w in words if conn.execute(
-                    "SELECT numnode(plainto_tsquery('english', %s)) > 0 AND NOT EXISTS"
-                    " (SELECT 1 FROM chunks WHERE tsv @@ plainto_tsquery('english', %s))", (w, w)).fetchone()[0]]
-                result = service.search(q.text, k=20)
-                rows.append({"id": q.query_id, "unanswerable": not q.is_answerable, "absent": absent,
-                             "verdict": result.confidence, **features(result.hits, len(absent))})
-                if n % 25 == 0:
-                    print(f"{n}/{len(dataset.queries)}", flush=True)
+        for n, q in enumerate(dataset.queries, start=1):
+            result = service.search(q.text, k=20)
+            absent = list(result.unmatched_terms)  # words whose stemmed form is in no chunk, as the search reports
+            rows.append({"id": q.query_id, "unanswerable": not q.is_answerable, "absent": absent,
+                         "verdict": result.confidence, **features(result.hits, len(absent))})
+            if n % 25 == 0:
+                print(f"{n}/{len(dataset.queries)}", flush=True)
     report = analyse(rows)
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "study_verdict.json").write_text(json.dumps(report, indent=2))

@@ -41,6 +41,7 @@ def search_json(result: SearchResult) -> dict[str, Any]:
         "confidence_basis": result.confidence_basis,
         "advice": result.advice,
         "hits": [hit_json(h) for h in result.hits],
+        "unmatched_terms": list(result.unmatched_terms),
     }
 
 

@@ -144,6 +144,9 @@ class SearchResult:
     confidence_basis: Literal["rerank", "cosine", "none"]
     advice: str
     hits: tuple[Hit, ...]
+    # Words of the question that appear in none of the documents: when they are what the question is about, the
+    # answer is likely not there, whatever the scores say (an AI reading the result can judge that; a score can't).
+    unmatched_terms: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

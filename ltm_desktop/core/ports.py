@@ -135,6 +135,10 @@ class SearchIndex(Protocol):
 
     def cosines(self, vector: Vector, chunk_ids: Sequence[int]) -> dict[int, float]: ...
 
+    def unmatched_terms(self, words: Sequence[str]) -> list[str]:
+        """The words (in order) whose stemmed form occurs in no chunk; stop words are never reported."""
+        ...
+
     def leads(self, chunk_ids: Sequence[int], chars: int) -> dict[int, str]:
         """The opening `chars` of each chunk's document, for chunks that are not its opening."""
         ...

@@ -30,6 +30,11 @@ class SearchOutput(BaseModel):
     confidence_basis: Literal["rerank", "cosine", "none"]
     advice: str = Field(description="How to use these results in the answer.")
     hits: list[SearchHit]
+    unmatched_terms: list[str] = Field(
+        default_factory=list,
+        description="Words of the question found in none of the user's documents; if the question is about them, "
+        "the answer is likely not there.",
+    )
 
 
 class DocumentCandidate(BaseModel):

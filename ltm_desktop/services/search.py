@@ -6,6 +6,7 @@ documents cannot answer comes back "low" with advice to say so, rather than a co
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -19,6 +20,7 @@ from ltm_desktop.core.ports import Embedder, Reranker, SearchIndex, Vector
 
 MAX_K = 50
 MAX_QUERY_CHARS = 2000
+MAX_CHECKED_WORDS = 30  # words of a question checked against the index (one probe each)
 SNIPPET_CHARS = 320
 Fusion = Literal["rrf", "minmax"]
 
@@ -42,7 +44,9 @@ class SearchTuning:
 _WORD = re.compile(r"\w+", re.UNICODE)
 _STOP = frozenset(
     "a an and are as at be by do does did for from has have how i in is it its me my of on or our that the their "
-    "there this to was were what when where which who why will with you your".split()
+    "there this to was were what when where which who why will with you your"
+    # question words Postgres keeps but that say nothing about the topic (no "unmatched: much" in the advice)
+    " much many get got go goes going us whose also ever still last next one would could should can may might".split()
 )
 
 
@@ -182,7 +186,13 @@ class SearchService:
             )
             if len(hits) >= k:
                 break
-        return self._judge(q, hits, use_rerank, mode)
+        result = self._judge(q, hits, use_rerank, mode)
+        unmatched = tuple(self._index.unmatched_terms(list(dict.fromkeys(query_terms(q)))[:MAX_CHECKED_WORDS]))
+        if not unmatched:
+            return result
+        advice = (f"{result.advice} Words of the question found in none of the user's documents: "
+                  f"{', '.join(unmatched)}. If the question is about them, say the documents do not cover it.")
+        return dataclasses.replace(result, advice=advice, unmatched_terms=unmatched)
 
     def _retrieve(
         self, q: str, filters: SearchFilters, mode: str

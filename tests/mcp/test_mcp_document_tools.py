@@ -187,3 +187,11 @@ async def test_models_and_services_are_built_once_per_process(indexed):
         r = await call(indexed, "ltm_search", {"query": query})  # a new server each time, same container
         assert not r.is_error
     assert all(a is b for a, b in zip(built, (indexed.embedder, indexed.reranker, indexed.search, indexed.read_db)))
+
+
+async def test_words_found_in_no_document_are_listed_for_the_model(indexed):
+    r = await call(indexed, "ltm_search", {"query": "what is the boiling point of liquid nitrogen on Neptune"})
+    out = r.structured_content
+    assert "neptune" in out["unmatched_terms"] and "nitrogen" in out["unmatched_terms"]
+    r = await call(indexed, "ltm_search", {"query": "how much is the pet deposit?"})
+    assert r.structured_content["unmatched_terms"] == []

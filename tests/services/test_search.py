@@ -225,3 +225,12 @@ def test_upgrading_rebuilds_an_existing_default_graph_index(indexed, container):
     assert "m='32'" in indexdef and "ef_construction='128'" in indexdef, indexdef
     after = container.search.search("when does the Oak Street lease renew", k=3, rerank=False).hits[0].chunk_id
     assert after == before
+
+
+def test_words_found_in_no_document_are_reported_to_the_reader(indexed, container):
+    r = container.search.search("when was the septic tank at the Oak Street house last pumped", k=3)
+    assert "septic" in r.unmatched_terms and "pumped" in r.unmatched_terms
+    assert not {"oak", "street", "when", "last"} & set(r.unmatched_terms)  # in the lease, or not a topic word
+    assert "septic" in r.advice and "do not cover it" in r.advice
+    r = container.search.search("when does the Oak Street lease renew", k=3)
+    assert r.unmatched_terms == () and "none of the user's documents" not in r.advice

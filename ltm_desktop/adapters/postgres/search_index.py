@@ -122,6 +122,20 @@ class PgSearchIndex:
             ).fetchall()
         return {r[0]: float(r[1]) for r in rows}
 
+    def unmatched_terms(self, words: Sequence[str]) -> list[str]:
+        if not words:
+            return []
+        with self._db.connection() as conn:
+            # Each EXISTS is one GIN index probe that stops at the first match, so common words cost nothing.
+            rows = conn.execute(
+                """SELECT w.word FROM unnest(%s::text[]) WITH ORDINALITY AS w(word, n)
+                   CROSS JOIN LATERAL plainto_tsquery('english', w.word) AS q(tq)
+                   WHERE numnode(q.tq) > 0 AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.tsv @@ q.tq)
+                   ORDER BY w.n""",
+                (list(words),),
+            ).fetchall()
+        return [r[0] for r in rows]
+
     def leads(self, chunk_ids: Sequence[int], chars: int) -> dict[int, str]:
         if not chunk_ids:
             return {}
