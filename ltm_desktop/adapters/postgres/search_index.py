@@ -49,7 +49,7 @@ def ef_search_for(vectors: float) -> int:
 
     A fixed value is either too low for large indexes or wasteful for small ones. With migration 0006's graph
     (m 32, ef_construction 128), recall@10 against exact search was 1.0 at 100 on 10k chunks, where 400 costs
-    several times as much for nothing; 0.93 at 100 and 0.995 at 200 on 100k; 0.88 at 400, 0.95 at 800 and 0.99
+    several times as much for nothing; 0.947 at 100 and 0.997 at 200 on 100k; 0.915 at 400, 0.963 at 800 and 0.99
     at 1000 (pgvector's maximum) on 1M (bench/bench_search.py, docs/benchmarks.md). Sizes between 200k and 1M were
     not measured and get 1000, the safe side. The vector query never uses less than the rows it asks for.
     """

@@ -1,6 +1,6 @@
 -- Rebuild the chunk vectors' HNSW index with a denser graph: m = 32, ef_construction = 128 (pgvector's defaults: 16, 64).
 -- Why: on 1M synthetic chunks the default graph reached recall@10 0.91 against exact search even at the highest
--- ef_search pgvector allows (1000), short of the 0.95 target; the denser graph gives 0.995 at ef_search 200 on 100k
+-- ef_search pgvector allows (1000), short of the 0.95 target; the denser graph gives 0.997 at ef_search 200 on 100k
 -- chunks (0.945 before) and 1.0 at 100 on 10k (bench/bench_search.py, docs/benchmarks.md). Costs: a build 3-5x
 -- slower on 2 cores (1M chunks: ~18 min) and a larger index (2.0 GB at 1M chunks, for 1.5 GB of vectors).
 -- The table only exists once an embedding model is pinned; a store without it gets the index from
