@@ -3,8 +3,9 @@
 For each size, in one run: the full search (hybrid, with and without the reranker) is timed next to the
 floor it cannot beat, the query embedding plus one bare HNSW query at the app's ef_search, per question; target
 p95 without rerank <= 2x the floor's p95. Also timed, interleaved: dense-only and lexical-only searches, the app's
-vector SQL alone, a hybrid search with a path filter (10 documents: the iterative-scan path) and the sequential
-order of retrieval that concurrent full text replaced. HNSW recall@10 against exact search is measured at
+vector SQL alone, a hybrid search with a path filter (10 documents: the iterative-scan path) and the hybrid
+search with full text ranked by cover density over every matching row, as before the two-step ranking
+(search_index.LEXICAL_POOL). HNSW recall@10 against exact search is measured at
 ef_search 20..1000 and for the app's own dense query at its own (size-dependent) ef_search.
 
 Synthetic chunks: texts recombine sentences of the sample corpus with fresh names and numbers. The first
@@ -153,23 +154,23 @@ def bare_hnsw(db, vec, ef: int, limit: int, exact: bool = False) -> tuple[list[i
         return [r[0] for r in rows], (time.perf_counter() - start) * 1000
 
 
-class SequentialRetrieval(SearchService):
-    """The order before full text ran concurrently: embed, vector query, then full text."""
-
-    def _retrieve(self, q, filters, mode):
-        vector = self._embedder.embed_query(q)
-        depth = self.tuning.depth
-        return vector, self._index.dense(vector, depth, filters), self._index.lexical(q, depth, filters)
-
-
 def measure(scratch, embedder, reranker, queries: list[str], rerank_queries: int) -> dict:
     service = SearchService(scratch.search_index, embedder, reranker)
-    sequential = SequentialRetrieval(scratch.search_index, embedder, reranker)
+    from ltm_desktop.adapters.postgres.search_index import PgSearchIndex
+
+    before = SearchService(PgSearchIndex(scratch.read_db, lexical_pool=None), embedder, reranker)
     db = scratch.read_db
     app_ef = scratch.search_index.ef_search()  # the floor uses the app's own ef_search (it scales with size)
-    for q in queries[:5]:  # warm caches and the pool
+    # A first pass over every question, timed apart: right after the server starts, the index pages come from
+    # disk or the OS cache (at 1M chunks the HNSW graph is ~2 GB), and that pass measures the store, not the search.
+    # The timed passes below measure a warm server, the state a running app is in.
+    cold = []
+    for q in queries:
+        start = time.perf_counter()
         service.search(q, k=8, rerank=False)
-    embed_ms, hnsw_ms, floor, plain, dense, lexical, dense_sql, serial = [], [], [], [], [], [], [], []
+        cold.append((time.perf_counter() - start) * 1000)
+        bare_hnsw(db, embedder.embed_query(q), app_ef, 50)
+    embed_ms, hnsw_ms, floor, plain, dense, lexical, dense_sql, full_rank = [], [], [], [], [], [], [], []
     vectors = []
     for i, q in enumerate(queries):
         start = time.perf_counter()
@@ -183,9 +184,10 @@ def measure(scratch, embedder, reranker, queries: list[str], rerank_queries: int
         start = time.perf_counter()  # the app's vector query alone, next to the bare one
         scratch.search_index.dense(vec, service.tuning.depth, SearchFilters())
         dense_sql.append((time.perf_counter() - start) * 1000)
-        # The shipped search and the sequential variant take turns going first: whichever runs second finds the
-        # question's rows already in shared buffers (seen as a 30-50% difference at 100k when the order was fixed).
-        pair = [(service, plain), (sequential, serial)]
+        # The shipped search and the one ranking every matching row take turns going first: whichever runs second
+        # finds the question's rows already in shared buffers (seen as a 30-50% difference at 100k when the order
+        # was fixed).
+        pair = [(service, plain), (before, full_rank)]
         for variant, sink in pair if i % 2 == 0 else reversed(pair):
             start = time.perf_counter()
             variant.search(q, k=8, rerank=False)
@@ -224,8 +226,8 @@ def measure(scratch, embedder, reranker, queries: list[str], rerank_queries: int
         "search_hybrid_no_rerank": stats(plain), "search_dense_only": stats(dense),
         "search_lexical_only": stats(lexical), "search_hybrid_rerank": stats(reranked),
         "app_dense_query_top50": stats(dense_sql), "search_hybrid_path_filter": stats(filtered),
-        "search_hybrid_sequential_retrieval": stats(serial),
-        "hnsw_recall_vs_exact": recall,
+        "search_hybrid_full_cover_density_ranking": stats(full_rank),
+        "hnsw_recall_vs_exact": recall, "search_hybrid_no_rerank_first_pass_after_start": stats(cold),
     }
     result["no_rerank_p95_over_floor_p95"] = round(result["search_hybrid_no_rerank"]["p95_ms"] / result["floor"]["p95_ms"], 2)
     return result

@@ -25,8 +25,9 @@ sys.path.insert(0, str(ROOT))
 
 from ltm_desktop.adapters.postgres.scratch_store import analyze_database  # noqa: E402
 from ltm_desktop.bootstrap import Container, configure_environment  # noqa: E402
-from ltm_desktop.sample_corpus import sample_corpus_dir  # noqa: E402
-from ltm_desktop.services.eval_dataset import load_beir  # noqa: E402
+from ltm_desktop.core.models import SearchFilters  # noqa: E402
+from ltm_desktop.sample_corpus import sample_corpus_dir, sample_questions_dir  # noqa: E402
+from ltm_desktop.services.eval_dataset import load_beir, with_questions  # noqa: E402
 from ltm_desktop.services.evaluation import ingest_dataset  # noqa: E402
 from ltm_desktop.settings import Settings  # noqa: E402
 
@@ -104,16 +105,61 @@ def cross_validate(rows: list[dict], a: str, b: str, rounds: int = 20) -> dict[s
             "answerable_low_median": round(wrongly[len(wrongly) // 2], 3), "splits": rounds}
 
 
-def analyse(rows: list[dict]) -> dict:
+SIGNALS = ("top_score", "second_score", "gap", "mean_top3", "best_cosine", "top_cosine", "top_fused", "close_to_best",
+           "spread_top10", "absent_words")
+
+
+def low_rates(rows: list[dict], low) -> dict[str, float]:
+    una = [r for r in rows if r["unanswerable"]]
+    ans = [r for r in rows if not r["unanswerable"]]
+    return {"unanswerable_low": round(sum(map(low, una)) / len(una), 3),
+            "answerable_low": round(sum(map(low, ans)) / len(ans), 3)}
+
+
+def threshold_at(score: list[float], unanswerable: list[bool]) -> float:
+    ans = sorted(s for s, u in zip(score, unanswerable) if not u)
+    allowed = int(MAX_ANSWERABLE_LOW * len(ans))
+    return (ans[allowed - 1] + ans[allowed]) / 2 if allowed else ans[0]
+
+
+def transfer(fit: list[dict], test: list[dict]) -> dict:
+    """Rules fitted on one question set (10% of its answerable questions low) and applied unchanged to the other."""
+    stats = {}
+    for n in SIGNALS:
+        values = [r[n] for r in fit]
+        mean = sum(values) / len(values)
+        stats[n] = (mean, math.sqrt(sum((v - mean) ** 2 for v in values) / len(values)) or 1.0)
+
+    def rule(weights: dict[str, float]) -> dict:
+        def score(r):
+            return sum(w * (r[n] - stats[n][0]) / stats[n][1] for n, w in weights.items())
+        threshold = threshold_at([score(r) for r in fit], [r["unanswerable"] for r in fit])
+        return {"weights": {n: round(w, 2) for n, w in weights.items()},
+                "fitted": low_rates(fit, lambda r: score(r) < threshold),
+                "applied": low_rates(test, lambda r: score(r) < threshold)}
+
+    singles = [rule({n: sign}) for n in SIGNALS for sign in (1.0, -1.0)]
+    pairs = []
+    for a, b in itertools.combinations(SIGNALS, 2):
+        best = max((rule({a: math.cos(t), b: math.sin(t)}) for t in (i * math.pi / 36 for i in range(72))),
+                   key=lambda r: r["fitted"]["unanswerable_low"])
+        pairs.append(best)
+    key = lambda r: -r["fitted"]["unanswerable_low"]  # noqa: E731
+    return {"single": sorted(singles, key=key)[:5], "pairs": sorted(pairs, key=key)[:5],
+            "best_applied_pair": max(pairs, key=lambda r: r["applied"]["unanswerable_low"]
+                                     - 10 * max(0.0, r["applied"]["answerable_low"] - MAX_ANSWERABLE_LOW))}
+
+
+def analyse_set(rows: list[dict]) -> dict:
+    """Within one question set: each signal and each fitted pair (upper bounds), the best pairs cross-validated."""
     una = [r["unanswerable"] for r in rows]
-    names = [k for k in rows[0] if k not in ("id", "unanswerable", "absent", "verdict")]
     single = {}
-    for name in names:
+    for name in SIGNALS:
         values = [r[name] for r in rows]
         single[name] = max(caught_at(values, una), caught_at([-v for v in values], una))
     pairs = []
-    z = {name: standardise([r[name] for r in rows]) for name in names}
-    for a, b in itertools.combinations(names, 2):
+    z = {name: standardise([r[name] for r in rows]) for name in SIGNALS}
+    for a, b in itertools.combinations(SIGNALS, 2):
         t, _ = fit_pair(z[a], z[b], una)
         caught = caught_at([math.cos(t) * x + math.sin(t) * y for x, y in zip(z[a], z[b])], una)
         pairs.append({"features": [a, b], "caught": caught, "angle": round(t, 2)})
@@ -122,16 +168,45 @@ def analyse(rows: list[dict]) -> dict:
         p["held_out"] = cross_validate(rows, *p["features"])
     return {
         "questions": len(rows), "unanswerable": sum(una),
-        "shipped_verdict": {
-            "unanswerable_low": round(sum(r["verdict"] == "low" for r in rows if r["unanswerable"]) / sum(una), 3),
-            "answerable_low": round(sum(r["verdict"] == "low" for r in rows if not r["unanswerable"])
-                                    / (len(rows) - sum(una)), 3),
-        },
+        "shipped_verdict": low_rates(rows, lambda r: r["verdict"] == "low"),
         "caught_at_10pct_answerable_low": {"single": single, "best_pairs": pairs[:10]},
         "answerable_questions_with_a_word_absent_from_the_index": sum(
             1 for r in rows if r["absent"] and not r["unanswerable"]),
-        "rows": rows,
     }
+
+
+def analyse(rows: list[dict]) -> dict:
+    by_set = {}
+    for r in rows:
+        by_set.setdefault(r.get("set", "generated"), []).append(r)
+    report = {"sets": {name: analyse_set(rs) for name, rs in by_set.items()}}
+    if len(by_set) == 2:
+        (a, ra), (b, rb) = by_set.items()
+        report["transfer"] = {f"fitted on {a}, applied to {b}": transfer(ra, rb),
+                              f"fitted on {b}, applied to {a}": transfer(rb, ra)}
+        report["top_score_sweep"] = {
+            str(t): {name: low_rates(rs, lambda r, t=t: r["top_score"] < t) for name, rs in by_set.items()}
+            for t in (-3, -2, -1, 0, 1, 2, 3)}
+    report["rows"] = rows
+    return report
+
+
+def question_rows(service, index, dataset, question_set: str) -> list[dict]:
+    """Per question: the signals, plus what a new signal may need later (every score, the best passages' text)."""
+    rows = []
+    for n, q in enumerate(dataset.queries, start=1):
+        result = service.search(q.text, k=20)
+        absent = list(result.unmatched_terms)  # words whose stemmed form is in no chunk, as the search reports
+        ids = [h.chunk_id for h in result.hits]
+        details = index.chunk_details(ids[:3], SearchFilters())
+        rows.append({"id": q.query_id, "set": question_set, "unanswerable": not q.is_answerable, "absent": absent,
+                     "verdict": result.confidence, **features(result.hits, len(absent)),
+                     "scores": [h.rerank_score for h in result.hits],
+                     "top_texts": [details[c].text for c in ids[:3] if c in details],
+                     "question": q.text})
+        if n % 25 == 0:
+            print(f"{question_set}: {n}/{len(dataset.queries)}", flush=True)
+    return rows
 
 
 def main() -> int:
@@ -144,18 +219,13 @@ def main() -> int:
     home = Path(tempfile.mkdtemp(prefix="ltm-verdict-"))
     base = Container(Settings(home=home, models_dir=str(ROOT / ".models"), ingest_workers=1))
     dataset = load_beir(sample_corpus_dir(home / "cache"))
+    sets = {"generated": dataset, "hand-written": with_questions(dataset, sample_questions_dir())}
     rows = []
     with base.scratch() as scratch, tempfile.TemporaryDirectory() as work:
         ingest_dataset(dataset, Path(work), scratch.ingest.ingest_paths)
         analyze_database(scratch.settings.database_url)
-        service = scratch.search
-        for n, q in enumerate(dataset.queries, start=1):
-            result = service.search(q.text, k=20)
-            absent = list(result.unmatched_terms)  # words whose stemmed form is in no chunk, as the search reports
-            rows.append({"id": q.query_id, "unanswerable": not q.is_answerable, "absent": absent,
-                         "verdict": result.confidence, **features(result.hits, len(absent))})
-            if n % 25 == 0:
-                print(f"{n}/{len(dataset.queries)}", flush=True)
+        for name, questions in sets.items():
+            rows += question_rows(scratch.search, scratch.search_index, questions, name)
     report = analyse(rows)
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "study_verdict.json").write_text(json.dumps(report, indent=2))

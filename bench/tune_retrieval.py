@@ -7,7 +7,9 @@ Each experiment loads the sample corpus into a throwaway store and runs the `ltm
   4. how many fused candidates the reranker rescoring (quality vs measured latency),
   5. the verdict thresholds, calibrated on the best configuration's scores,
   6. how much of a document's opening the reranker reads before each later passage (`--stage lead`), and
-     what it costs in search latency, timed interleaved with and without it (`--stage lead-latency`).
+     what it costs in search latency, timed interleaved with and without it (`--stage lead-latency`),
+  7. full-text ranking: cover density over every matching row, or over the best N by term frequency
+     (`--stage lexical-pool`; its latency at 100k-1M chunks is bench/bench_search.py's).
 Reranker scores are cached per (query, passage), so sweeps that only change which passages get reranked
 reuse them; latency is measured separately with the real, uncached reranker.
 
@@ -89,8 +91,8 @@ def summarise(modes, verdicts, runs) -> dict:
     return out
 
 
-def run_eval(scratch, dataset, paths, tuning: SearchTuning, embedder, reranker, modes=None):
-    service = SearchService(scratch.search_index, embedder, reranker, tuning)
+def run_eval(scratch, dataset, paths, tuning: SearchTuning, embedder, reranker, modes=None, index=None):
+    service = SearchService(index or scratch.search_index, embedder, reranker, tuning)
     kwargs = {"modes": modes} if modes else {}
     return evaluate_queries(dataset.queries, service, doc_id_lookup(paths),
                             tuning.rerank_thresholds, tuning.cosine_thresholds, **kwargs)
@@ -231,9 +233,29 @@ def stage_lead_latency(base, dataset, extractor, reranker, embedder, report, chu
         save(report)
 
 
+def stage_lexical_pool(base, dataset, extractor, reranker, embedder, report, chunking) -> None:
+    """Full-text ranking: ts_rank_cd over every matching row (None) or over ts_rank's best N."""
+    from ltm_desktop.adapters.postgres.search_index import PgSearchIndex
+
+    target, maximum, overlap = chunking
+    base.settings = dataclasses.replace(base.settings, chunk_target=target, chunk_max=maximum, chunk_overlap=overlap)
+    with base.scratch() as scratch, tempfile.TemporaryDirectory() as work:
+        paths, _ = load_store(base, scratch, dataset, extractor, reranker, Path(work))
+        report["lexical_pool"] = {}
+        for pool in (None, 400, 200, 100, 50):
+            index = PgSearchIndex(scratch.read_db, lexical_pool=pool)
+            result = summarise(*run_eval(scratch, dataset, paths, SearchTuning(), embedder, reranker,
+                                         modes=("lexical", "hybrid", "hybrid+rerank"), index=index))
+            result.pop("_scores")
+            report["lexical_pool"][str(pool)] = result
+            print("lexical pool", pool, json.dumps({m: result[m] for m in ("lexical", "hybrid", "hybrid+rerank")}),
+                  flush=True)
+            save(report)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--stage", choices=("chunking", "search", "lead", "lead-latency", "all"), default="all")
+    parser.add_argument("--stage", choices=("chunking", "search", "lead", "lead-latency", "lexical-pool", "all"), default="all")
     parser.add_argument("--chunks", action="append", default=[], help="target/max/overlap, e.g. 500/800/80")
     parser.add_argument("--candidates", type=int, default=SearchTuning().rerank_candidates,
                         help="rerank depth during the chunking sweep (default: the shipped one)")
@@ -267,6 +289,8 @@ def main() -> int:
         stage_lead(base, dataset, extractor, reranker, embedders[args.embed_prefix], report, configs[0])
     if args.stage in ("lead-latency", "all"):
         stage_lead_latency(base, dataset, extractor, reranker, embedders[args.embed_prefix], report, configs[0])
+    if args.stage in ("lexical-pool", "all"):
+        stage_lexical_pool(base, dataset, extractor, reranker, embedders[args.embed_prefix], report, configs[0])
     save(report)
     plot(report)
     return 0

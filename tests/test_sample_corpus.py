@@ -11,8 +11,8 @@ import pymupdf
 import pytest
 
 from ltm_desktop.adapters.postgres.scratch_store import analyze_database
-from ltm_desktop.sample_corpus import SEED, generate_sample_corpus, sample_corpus_dir, stamp
-from ltm_desktop.services.eval_dataset import load_beir
+from ltm_desktop.sample_corpus import SEED, generate_sample_corpus, sample_corpus_dir, sample_questions_dir, stamp
+from ltm_desktop.services.eval_dataset import load_beir, with_questions
 from ltm_desktop.services.evaluation import doc_id_lookup, evaluate_queries, ingest_dataset
 
 COMMITTED = Path(__file__).resolve().parents[1] / "resources" / "sample_corpus"
@@ -114,3 +114,17 @@ def test_a_slice_of_the_sample_corpus_evaluates_through_the_real_pipeline(tmp_pa
     by_mode = {m.mode: m for m in modes}
     assert by_mode["hybrid+rerank"].mrr_10 >= 0.8
     assert by_mode["hybrid+rerank"].ndcg_10 >= by_mode["dense"].ndcg_10
+
+
+def test_the_hand_written_questions_fit_the_committed_corpus():
+    """The held-out set loads against the committed corpus, judges most documents, and copies none of them."""
+    ds = with_questions(load_beir(COMMITTED), sample_questions_dir())
+    assert len(ds.answerable) >= 110 and len(ds.unanswerable) >= 40
+    assert all(2 in q.relevant.values() for q in ds.answerable), "every answerable question needs a document that answers it"
+    judged = {doc for q in ds.answerable for doc in q.relevant}
+    assert len(judged) >= 0.9 * len(ds.docs)
+    generated = {q.text.lower() for q in load_beir(COMMITTED).queries}
+    assert [q.text for q in ds.queries if q.text.lower() in generated] == []
+    texts = {d.doc_id: d.text.lower() for d in ds.docs}
+    copied = [q.text for q in ds.answerable if any(q.text.lower().rstrip("?") in texts[d] for d in q.relevant)]
+    assert copied == []

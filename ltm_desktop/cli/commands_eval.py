@@ -30,6 +30,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--on-my-documents", action="store_true",
         help="questions made from passages of your own index (read-only), answered against it",
     )
+    p.add_argument(
+        "--held-out", action="store_true",
+        help="with --sample: the hand-written questions (other words, harder near misses) instead of the generated "
+        "ones, to check what was tuned on those",
+    )
     p.add_argument("--split", default="test", help="qrels split to use (default: test)")
     p.add_argument("--limit", type=int, default=0, help="evaluate this many evenly spaced queries (0: all)")
     p.add_argument("--questions", type=int, default=60, help="with --on-my-documents: how many questions to make")
@@ -70,12 +75,17 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def _load(args: argparse.Namespace, c):
-    from ltm_desktop.services.eval_dataset import EvalDataset, load_beir
+    from ltm_desktop.core.errors import InvalidInput
+    from ltm_desktop.services.eval_dataset import EvalDataset, load_beir, with_questions
 
+    if args.held_out and not args.sample:
+        raise InvalidInput("--held-out picks the sample corpus's hand-written questions: use it with --sample")
     if args.sample:
-        from ltm_desktop.sample_corpus import sample_corpus_dir
+        from ltm_desktop.sample_corpus import sample_corpus_dir, sample_questions_dir
 
         dataset = load_beir(sample_corpus_dir(c.settings.home / "cache"), "test")
+        if args.held_out:
+            dataset = with_questions(dataset, sample_questions_dir())
     else:
         dataset = load_beir(args.dataset, args.split)
     if 0 < args.limit < len(dataset.queries):

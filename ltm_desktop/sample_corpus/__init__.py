@@ -62,3 +62,17 @@ def sample_corpus_dir(cache: Path) -> Path:
     shutil.rmtree(target, ignore_errors=True)
     work.rename(target)
     return target
+
+
+def sample_questions_dir() -> Path:
+    """The hand-written question set for the sample corpus (queries.jsonl, qrels/test.tsv): held-out questions,
+    written by a person in other words than the generator's, that check what was tuned on the generated ones."""
+    bundle = getattr(sys, "_MEIPASS", None)
+    for root in ([Path(bundle)] if bundle else []) + [Path(__file__).resolve().parents[2]]:
+        folder = root / "resources" / "sample_questions_b"
+        if folder.is_dir():
+            return folder
+    from ltm_desktop.core.errors import NotFound
+
+    raise NotFound("the hand-written sample questions (resources/sample_questions_b) are missing from this install: "
+                   "reinstall, or run from a source checkout")

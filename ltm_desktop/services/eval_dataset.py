@@ -170,3 +170,23 @@ def load_beir(root: Path, split: str = "test") -> EvalDataset:
         docs=docs,
         queries=tuple(EvalQuery(qid, text, qrels.get(qid, {})) for qid, text in queries.items()),
     )
+
+
+def with_questions(dataset: EvalDataset, folder: Path, split: str = "test") -> EvalDataset:
+    """The same corpus with another set of questions: `folder` holds queries.jsonl and qrels/<split>.tsv.
+
+    One ingestion then serves two question sets, e.g. the sample corpus's generated questions and the
+    hand-written ones that check a verdict tuned on the first against questions it never saw.
+    """
+    qrels_path = folder / "qrels" / f"{split}.tsv"
+    for path in (folder / "queries.jsonl", qrels_path):
+        if not path.is_file():
+            raise DatasetError(f"{path} is missing: a question set holds queries.jsonl and qrels/{split}.tsv")
+    queries = _load_queries(folder)
+    qrels = _load_qrels(qrels_path, f"qrels/{split}.tsv", queries, {d.doc_id for d in dataset.docs})
+    return EvalDataset(
+        name=f"{dataset.name}+{folder.resolve().name}",
+        root=dataset.root,
+        docs=dataset.docs,
+        queries=tuple(EvalQuery(qid, text, qrels.get(qid, {})) for qid, text in queries.items()),
+    )

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ltm_desktop.core.confidence import Thresholds
-from ltm_desktop.services.eval_dataset import DatasetError, load_beir
+from ltm_desktop.services.eval_dataset import DatasetError, load_beir, with_questions
 from ltm_desktop.services.eval_metrics import mrr_at, ndcg_at, percentile, recall_at, unique_in_order
 from ltm_desktop.services.evaluation import QueryRun, score_modes, share_low, suggest_medium_threshold, verdict_figures
 
@@ -147,3 +147,25 @@ def test_bad_query_line_is_reported_by_line(tmp_path):
 def test_bad_qrels_lines_are_reported_by_line(tmp_path, qrels, message):
     with pytest.raises(DatasetError, match=message):
         load_beir(_dataset(tmp_path / "ds", qrels=qrels))
+
+
+def test_another_question_set_replaces_the_questions_and_keeps_the_corpus(tmp_path):
+    ds = load_beir(_dataset(tmp_path / "ds"))
+    other = tmp_path / "other"
+    _dataset(other, queries=[json.dumps({"_id": "b1", "text": "shingles?"}), json.dumps({"_id": "b2", "text": "pool"})],
+             qrels=["query-id\tcorpus-id\tscore", "b1\td2\t2"])
+    (other / "corpus.jsonl").unlink()  # a question set has no corpus of its own
+    mixed = with_questions(ds, other)
+    assert mixed.docs == ds.docs
+    assert [q.query_id for q in mixed.answerable] == ["b1"] and [q.query_id for q in mixed.unanswerable] == ["b2"]
+
+
+def test_a_question_set_naming_an_unknown_document_says_which_line(tmp_path):
+    ds = load_beir(_dataset(tmp_path / "ds"))
+    other = _dataset(tmp_path / "other", queries=[json.dumps({"_id": "b1", "text": "x"})],
+                     qrels=["query-id\tcorpus-id\tscore", "b1\tnope\t2"])
+    with pytest.raises(DatasetError, match=r"qrels/test.tsv line 2: corpus id 'nope' is not in corpus.jsonl"):
+        with_questions(ds, other)
+    (other / "queries.jsonl").unlink()
+    with pytest.raises(DatasetError, match="queries.jsonl is missing"):
+        with_questions(ds, other)

@@ -182,3 +182,9 @@ def test_cli_eval_on_my_documents_needs_an_index(cli_env):
     result = _ltm(["eval", "--on-my-documents"], cli_env)
     assert result.returncode == 1
     assert "no index yet" in result.stderr
+
+
+def test_cli_eval_held_out_questions_belong_to_the_sample_corpus(tmp_path, cli_env):
+    result = _ltm(["eval", str(make_dataset(tmp_path / "ds")), "--held-out"], cli_env)
+    assert result.returncode == 1
+    assert result.stderr.strip() == "ltm: --held-out picks the sample corpus's hand-written questions: use it with --sample"

@@ -59,14 +59,28 @@ def ef_search_for(vectors: float) -> int:
     return EF_SEARCH_STEPS[-1][1]
 
 
+# Full text ranks in two steps: ts_rank (term frequency, 2-3x cheaper per row) picks this many of the matching
+# rows, and ts_rank_cd (cover density: how close together the question's words sit) orders them. Ranking every
+# matching row by cover density was the tail of hybrid search (30 ms for the 5,000 rows of one question at 100k
+# chunks). Against that full ranking, with ties counted as agreeing, the top 10 agree 97% at 100k chunks and 94% at
+# 1M, for a full-text p95 of 18 vs 26 ms and 37 vs 64 ms; a pool of 200 agreed 89% at 1M for the same time
+# (bench/lexical_pool_agreement.py, docs/retrieval.md). On the sample corpus no question matches more rows than this.
+LEXICAL_POOL = 400
+
 # (up to this many vectors, ef_search); the last step also covers anything larger.
 EF_SEARCH_STEPS = ((20_000, 100), (200_000, 200), (2_000_000, 1000))
 
 
+def _quote_lexeme(lexeme: str) -> str:
+    """A lexeme as a tsquery operand: quoted, so no character in it is read as an operator."""
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
 class PgSearchIndex:
-    def __init__(self, db: Database, ef_search: int | None = None) -> None:
+    def __init__(self, db: Database, ef_search: int | None = None, lexical_pool: int | None = LEXICAL_POOL) -> None:
         self._db = db
         self._fixed_ef = ef_search  # None: scale with the index size
+        self._lexical_pool = lexical_pool  # None: cover density over every matching row
         self._term_stats = TermStats("chunks")
 
     def ef_search(self) -> int:
@@ -99,16 +113,20 @@ class PgSearchIndex:
 
     def lexical(self, query: str, limit: int, filters: SearchFilters) -> list[Candidate]:
         params = {"q": query, "n": limit, **_filter_params(filters)}
+        matching = f"""FROM q, chunks c JOIN contents ct ON ct.sha256 = c.sha256
+                       WHERE q.tq IS NOT NULL AND c.tsv @@ q.tq AND {_ELIGIBLE}"""
+        if self._lexical_pool is None:
+            ranked = f"""SELECT c.id, c.text, c.context, ts_rank_cd(c.tsv, q.tq, 1) AS rank {matching}
+                         ORDER BY rank DESC, c.id LIMIT %(n)s"""
+        else:
+            params["pool"] = max(self._lexical_pool, limit)
+            ranked = f"""SELECT p.id, p.text, p.context, ts_rank_cd(p.tsv, p.tq, 1) AS rank FROM (
+                             SELECT c.id, c.text, c.context, c.tsv, q.tq {matching}
+                             ORDER BY ts_rank(c.tsv, q.tq, 1) DESC, c.id LIMIT %(pool)s) p
+                         ORDER BY rank DESC, p.id LIMIT %(n)s"""
         with self._db.connection() as conn:
             params.update(self._term_stats.params(conn))
-            rows = conn.execute(
-                f"""{tsquery_cte_bounded()}
-                    SELECT c.id, c.text, c.context, ts_rank_cd(c.tsv, q.tq, 1) AS rank
-                    FROM q, chunks c JOIN contents ct ON ct.sha256 = c.sha256
-                    WHERE q.tq IS NOT NULL AND c.tsv @@ q.tq AND {_ELIGIBLE}
-                    ORDER BY rank DESC, c.id LIMIT %(n)s""",
-                params,
-            ).fetchall()
+            rows = conn.execute(f"{tsquery_cte_bounded()} {ranked}", params).fetchall()
         return [Candidate(r[0], r[1], r[2], None, i + 1, None) for i, r in enumerate(rows)]
 
     def cosines(self, vector: Vector, chunk_ids: Sequence[int]) -> dict[int, float]:
@@ -126,15 +144,30 @@ class PgSearchIndex:
         if not words:
             return []
         with self._db.connection() as conn:
-            # Each EXISTS is one GIN index probe that stops at the first match, so common words cost nothing.
+            common = set(self._term_stats.params(conn)["stat_words"])
+            # A word whose every stem is among the statistics' most common elements is in the index: no probe. The
+            # others are rare or absent, so their GIN posting lists are short. Probing a common word through the
+            # index would read its whole list (seconds at 1M chunks); a table scan is instant for a common word but
+            # reads every row for a word found nowhere, which is the point of asking (~15 ms at 100k chunks). So
+            # common words are settled here, and the rest probe the index only.
             rows = conn.execute(
-                """SELECT w.word FROM unnest(%s::text[]) WITH ORDINALITY AS w(word, n)
-                   CROSS JOIN LATERAL plainto_tsquery('english', w.word) AS q(tq)
-                   WHERE numnode(q.tq) > 0 AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.tsv @@ q.tq)
-                   ORDER BY w.n""",
+                """SELECT w.n, array_remove(array_agg(l.lexeme), NULL) FROM unnest(%s::text[]) WITH ORDINALITY AS w(word, n)
+                   LEFT JOIN LATERAL unnest(tsvector_to_array(to_tsvector('english', w.word))) AS l(lexeme) ON true
+                   GROUP BY w.n ORDER BY w.n""",
                 (list(words),),
             ).fetchall()
-        return [r[0] for r in rows]
+            probe = [(n - 1, stems) for n, stems in rows if stems and not set(stems) <= common]
+            if not probe:
+                return []
+            conn.execute("SET LOCAL enable_seqscan = off")
+            arms = " UNION ALL ".join(
+                f"SELECT {i} AS n WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.tsv @@ %(q{i})s::tsquery)"
+                for i, _ in probe)
+            absent = conn.execute(
+                f"SELECT n FROM ({arms}) w ORDER BY n",
+                {f"q{i}": " & ".join(_quote_lexeme(x) for x in stems) for i, stems in probe},
+            ).fetchall()
+        return [words[r[0]] for r in absent]
 
     def leads(self, chunk_ids: Sequence[int], chars: int) -> dict[int, str]:
         if not chunk_ids:

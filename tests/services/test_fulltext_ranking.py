@@ -1,0 +1,68 @@
+"""Full text at a size where its shortcuts apply: two-step ranking, and the absent-word probe that trusts the statistics."""
+
+from __future__ import annotations
+
+import pytest
+
+from ltm_desktop.adapters.postgres.scratch_store import analyze_database
+from ltm_desktop.adapters.postgres.search_index import PgSearchIndex
+from ltm_desktop.core.models import SearchFilters
+
+ROOMS = ("kitchen", "cellar", "attic", "garage", "hallway", "laundry")
+
+
+@pytest.fixture(scope="module")
+def boilers(container, tmp_path_factory):
+    """60 service notes that all mention the boiler, some of them several times and next to 'pressure'."""
+    d = tmp_path_factory.mktemp("notes")
+    for n in range(60):
+        near = " ".join(["boiler pressure"] * (n % 5))
+        far = "pressure was checked later. " if n % 3 == 0 else ""
+        (d / f"note {n:02d}.md").write_text(
+            f"# Service note {n}\n\nThe boiler in the {ROOMS[n % len(ROOMS)]} was inspected on visit {n}. {far}"
+            f"{near} Technician number {1000 + n} signed the boiler log.\n"
+        )
+    outcomes = container.ingest.ingest_paths([d])
+    assert all(type(o).__name__ == "Ingested" for o in outcomes), outcomes
+    analyze_database(container.settings.database_url)  # as autovacuum would: "boiler" becomes a common element
+    return d
+
+
+def _cover_density(container, ids: list[int], query: str) -> list[float]:
+    with container.read_db.connection() as conn:
+        rows = conn.execute(
+            "SELECT id, ts_rank_cd(tsv, to_tsquery('simple', %s), 1) FROM chunks WHERE id = ANY(%s)",
+            (query, ids),
+        ).fetchall()
+    score = dict(rows)
+    return [score[i] for i in ids]
+
+
+def test_two_step_ranking_matches_cover_density_when_the_pool_holds_every_match(boilers, container):
+    full = PgSearchIndex(container.read_db, lexical_pool=None)
+    two_step = PgSearchIndex(container.read_db, lexical_pool=200)
+    for q in ("boiler pressure in the attic", "technician 1042", "kitchen boiler log"):
+        a, b = full.lexical(q, 20, SearchFilters()), two_step.lexical(q, 20, SearchFilters())
+        assert [c.chunk_id for c in a] == [c.chunk_id for c in b], q
+        assert a, q
+
+
+def test_a_small_pool_still_returns_the_limit_ordered_by_cover_density(boilers, container):
+    small = PgSearchIndex(container.read_db, lexical_pool=3)  # never fewer rows than asked for
+    hits = small.lexical("boiler pressure", 10, SearchFilters())
+    assert len(hits) == 10
+    ids = [c.chunk_id for c in hits]
+    scores = _cover_density(container, ids, "'boiler' | 'pressur'")
+    assert scores == sorted(scores, reverse=True)
+    # The pool is term frequency's best: every hit repeats "boiler pressure", none is a note without it.
+    assert all("boiler pressure" in c.text for c in hits)
+
+
+def test_absent_words_are_found_whether_or_not_the_statistics_know_the_others(boilers, container):
+    index = container.search_index
+    with container.read_db.connection() as conn:
+        common = set(index._term_stats.params(conn)["stat_words"])
+    assert "boiler" in common  # settled from the statistics, without a probe
+    words = ["boiler", "attic", "zyzzyva", "technicians", "septic", "the", "o'neil", "back\\slash", "a|b&c"]
+    assert index.unmatched_terms(words) == ["zyzzyva", "septic", "o'neil", "back\\slash", "a|b&c"]
+    assert index.unmatched_terms([]) == [] and index.unmatched_terms(["the", "boiler"]) == []
