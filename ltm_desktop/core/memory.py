@@ -149,7 +149,13 @@ class MemoryStore(Protocol):
         self, scope: MemoryScope, limit: int, after: tuple[datetime, str] | None
     ) -> tuple[list[MemoryView], int]: ...
 
-    def similar_of_author(self, author: str, vector: Vector, at: datetime, limit: int) -> list[tuple[str, float]]: ...
+    def insert_unless_similar(
+        self, record: MemoryRecord, chunks: Sequence[Chunk], vectors: Sequence[Vector], threshold: float, at: datetime
+    ) -> tuple[str, float] | None:
+        """Insert a one-version memory unless its author already has a live one whose first chunk's cosine to
+        `vectors[0]` reaches `threshold`: then (that id, cosine) and nothing written. Atomic per author, so two
+        concurrent identical remembers (a client retrying after a timeout) store one memory."""
+        ...
 
     def all_records(self) -> Iterator[MemoryRecord]: ...
 

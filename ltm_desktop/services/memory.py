@@ -185,9 +185,10 @@ class MemoryService:
         )
         self.housekeeping()
         chunks, vectors = self.embed_content(version.content, version.title)
-        near = self.store.similar_of_author(caller.client, vectors[0], now, 3)
-        if near and near[0][1] >= self.tuning.duplicate_cosine:
-            existing, cosine = near[0]
+        record = MemoryRecord(self._new_id(), caller.client, now, None, None, (version,))
+        near = self.store.insert_unless_similar(record, chunks, vectors, self.tuning.duplicate_cosine, now)
+        if near is not None:
+            existing, cosine = near
             record = self.store.get(existing)
             return Remembered(
                 id=existing, status="duplicate", version=record.current.version if record else 1,
@@ -197,8 +198,6 @@ class MemoryService:
                     "Update it with memory_update if this is a change, or rephrase to say what is different."
                 ),
             )
-        record = MemoryRecord(self._new_id(), caller.client, now, None, None, (version,))
-        self.store.insert_memory(record, [chunks], [vectors])
         return Remembered(id=record.id, status="created", version=1)
 
     def update(

@@ -3,6 +3,8 @@ forget/restore/purge, near-duplicates, expiry, and every bad input leaving the s
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
 import psycopg
@@ -134,6 +136,30 @@ def test_near_duplicates_return_the_existing_id_and_never_overwrite(mem):
     # A different author's copy is their own memory; a changed meaning is a new memory.
     assert svc.remember(BOB, "The user prefers dark mode in VS Code.", type="preference").status == "created"
     assert svc.remember(ALICE, "The user prefers light mode in VS Code.", type="preference").status == "created"
+
+
+def test_the_same_remember_sent_twice_at_once_stores_one_memory(mem):
+    """A client retrying after a timeout sends the same remember twice, concurrently: one is stored, the other
+    reports it. Without the per-author lock both passed the duplicate check before either had written."""
+    svc = mem.memory
+    carol = Caller(client="carol-app", transport="http", is_owner=False)
+    facts = ("The roof at 14 Oak Street was replaced in May 2024 by Summit Roofing.",
+             "Grace prefers to be contacted by text message, never before 9 am.",
+             "The accountant's deadline for the 2024 receipts is February 15.",
+             "Parking space 3 at Maple Avenue belongs to the upstairs tenant.")
+    for fact in facts:
+        barrier = threading.Barrier(2)
+
+        def remember(fact=fact, barrier=barrier):
+            barrier.wait()
+            return svc.remember(carol, fact)
+
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            results = [f.result() for f in [pool.submit(remember), pool.submit(remember)]]
+        assert sorted(r.status for r in results) == ["created", "duplicate"], fact
+        assert results[0].id == results[1].id
+    stored = [r for r in svc.store.all_records() if r.author == "carol-app"]
+    assert sorted(r.current.content for r in stored) == sorted(facts)
 
 
 def test_expiry_hides_only_expired_memories(mem):

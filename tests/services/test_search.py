@@ -36,6 +36,8 @@ def test_answerable_question_gets_a_high_verdict_and_the_right_passage(indexed, 
     top = r.hits[0]
     assert top.path.endswith("Oak Street lease.md") and "March 1, 2027" in top.snippet
     assert top.rerank_score is not None and top.cosine is not None and top.fused_score > 0
+    # Even "high" asks the reader to check the details: the confident misses measured had one detail wrong.
+    assert "if a detail differs, say the documents do not cover it" in r.advice
 
 
 def test_unanswerable_question_is_flagged_low(indexed, container):

@@ -157,21 +157,40 @@ class PgMemoryStore:
         self, record: MemoryRecord, chunks: Sequence[Sequence[Chunk]], vectors: Sequence[Sequence[Vector]]
     ) -> None:
         """A new memory with all its versions (one for a remember, many for an import) and events."""
-        cur = record.current
         with self._db.connection() as conn:
+            self._insert(conn, record, chunks, vectors)
+
+    def insert_unless_similar(
+        self, record: MemoryRecord, chunks: Sequence[Chunk], vectors: Sequence[Vector], threshold: float, at: datetime
+    ) -> tuple[str, float] | None:
+        with self._db.connection() as conn:
+            # One author's remembers take turns (a transaction-scoped lock, released at commit): the second of two
+            # identical ones then sees the first's row and reports it instead of storing a copy.
+            conn.execute("SELECT pg_advisory_xact_lock(hashtextextended('ltm-remember:' || %s, 0))", (record.author,))
+            near = self._similar_of_author(conn, record.author, vectors[0], at, 1)
+            if near and near[0][1] >= threshold:
+                return near[0]
+            self._insert(conn, record, [chunks], [vectors])
+        return None
+
+    def _insert(
+        self, conn: psycopg.Connection, record: MemoryRecord, chunks: Sequence[Sequence[Chunk]],
+        vectors: Sequence[Sequence[Vector]],
+    ) -> None:
+        cur = record.current
+        conn.execute(
+            "INSERT INTO memories (id, author, session_key, created_at, current_version, updated_at, forgotten_at)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s)",
+            (record.id, record.author, record.session_key, record.created_at, cur.version, cur.created_at,
+             record.forgotten_at),
+        )
+        for version, cs, vs in zip(record.versions, chunks, vectors, strict=True):
+            self._write_version(conn, record.id, version, cs, vs)
+        for e in record.events:
             conn.execute(
-                "INSERT INTO memories (id, author, session_key, created_at, current_version, updated_at, forgotten_at)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                (record.id, record.author, record.session_key, record.created_at, cur.version, cur.created_at,
-                 record.forgotten_at),
+                "INSERT INTO memory_events (memory_id, kind, by_client, transport, at) VALUES (%s, %s, %s, %s, %s)",
+                (record.id, e.kind, e.by_client, e.transport, e.at),
             )
-            for version, cs, vs in zip(record.versions, chunks, vectors, strict=True):
-                self._write_version(conn, record.id, version, cs, vs)
-            for e in record.events:
-                conn.execute(
-                    "INSERT INTO memory_events (memory_id, kind, by_client, transport, at) VALUES (%s, %s, %s, %s, %s)",
-                    (record.id, e.kind, e.by_client, e.transport, e.at),
-                )
 
     def add_version(
         self, memory_id: str, version: MemoryVersion, chunks: Sequence[Chunk], vectors: Sequence[Vector]
@@ -379,22 +398,23 @@ class PgMemoryStore:
             ).fetchone()[0]
         return [self._view(r) for r in rows], int(total)
 
-    def similar_of_author(self, author: str, vector: Vector, at: datetime, limit: int) -> list[tuple[str, float]]:
+    def _similar_of_author(
+        self, conn: psycopg.Connection, author: str, vector: Vector, at: datetime, limit: int
+    ) -> list[tuple[str, float]]:
         """The author's live memories whose first chunk is nearest to `vector`: (id, cosine), best first."""
-        with self._db.connection() as conn:
-            conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-            rows = conn.execute(
-                f"""SELECT c.memory_id, 1 - (e.embedding <=> %(v)s) AS cosine
-                    FROM {VECTORS_TABLE} e JOIN memory_chunks c ON c.id = e.chunk_id
-                    JOIN memories m ON m.id = c.memory_id
-                    JOIN memory_versions v ON v.memory_id = m.id AND v.version = m.current_version
-                    WHERE c.version = m.current_version AND c.ordinal = 0 AND m.author = %(author)s
-                      AND m.forgotten_at IS NULL AND m.session_key IS NULL
-                      AND (v.expires_at IS NULL OR v.expires_at > %(at)s)
-                    ORDER BY e.embedding <=> %(v)s LIMIT %(n)s""",
-                {"v": as_vector(vector), "author": author, "at": at, "n": limit},
-                prepare=False,
-            ).fetchall()
+        conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        rows = conn.execute(
+            f"""SELECT c.memory_id, 1 - (e.embedding <=> %(v)s) AS cosine
+                FROM {VECTORS_TABLE} e JOIN memory_chunks c ON c.id = e.chunk_id
+                JOIN memories m ON m.id = c.memory_id
+                JOIN memory_versions v ON v.memory_id = m.id AND v.version = m.current_version
+                WHERE c.version = m.current_version AND c.ordinal = 0 AND m.author = %(author)s
+                  AND m.forgotten_at IS NULL AND m.session_key IS NULL
+                  AND (v.expires_at IS NULL OR v.expires_at > %(at)s)
+                ORDER BY e.embedding <=> %(v)s LIMIT %(n)s""",
+            {"v": as_vector(vector), "author": author, "at": at, "n": limit},
+            prepare=False,
+        ).fetchall()
         return sorted(((r[0], float(r[1])) for r in rows), key=lambda t: -t[1])
 
     def count(self) -> int:
