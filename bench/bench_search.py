@@ -254,12 +254,13 @@ def open_store(base: Container, folder: Path, corpus: SyntheticCorpus, size: int
         return store, json.loads(marker.read_text())
     corpus.restart()
     start = time.perf_counter()
+    documents = store.document_store  # creates the tables (and the HNSW index) first, so the drop below sticks
     with store.write_db.connection() as conn:
         # Bulk load, then build the indexes once: inserting into a growing GIN index slowed the 1M load to
         # ~150 chunks/s. The GIN index is rebuilt exactly as migration 0001 defines it.
         conn.execute("DROP INDEX IF EXISTS chunk_embeddings_hnsw")
         conn.execute("DROP INDEX IF EXISTS chunks_tsv")
-    load(store.document_store, corpus, 0, size)
+    load(documents, corpus, 0, size)
     load_s = round(time.perf_counter() - start, 1)
     print(f"{size} chunks: loaded in {load_s}s", flush=True)
     build_s = build_index(store.write_db)

@@ -9,6 +9,9 @@ from ltm_desktop.adapters.postgres.search_index import PgSearchIndex
 from ltm_desktop.core.models import SearchFilters
 
 ROOMS = ("kitchen", "cellar", "attic", "garage", "hallway", "laundry")
+CREWS = ("amber", "birch", "cobalt", "delta", "ember", "fjord", "garnet", "harbor", "indigo", "juniper", "kestrel",
+         "lumen", "marlin", "nectar", "onyx", "pewter", "quartz", "russet", "saffron", "tundra", "umber", "violet",
+         "willow", "xenon", "yarrow", "zephyr", "acorn", "basalt", "cinder", "dune")  # each names 2 of the 60 notes
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +23,7 @@ def boilers(container, tmp_path_factory):
         far = "pressure was checked later. " if n % 3 == 0 else ""
         (d / f"note {n:02d}.md").write_text(
             f"# Service note {n}\n\nThe boiler in the {ROOMS[n % len(ROOMS)]} was inspected on visit {n}. {far}"
-            f"{near} Technician number {1000 + n} signed the boiler log.\n"
+            f"{near} Technician number {1000 + n} of crew {CREWS[n % len(CREWS)]} signed the boiler log.\n"
         )
     outcomes = container.ingest.ingest_paths([d])
     assert all(type(o).__name__ == "Ingested" for o in outcomes), outcomes
@@ -66,3 +69,15 @@ def test_absent_words_are_found_whether_or_not_the_statistics_know_the_others(bo
     words = ["boiler", "attic", "zyzzyva", "technicians", "septic", "the", "o'neil", "back\\slash", "a|b&c"]
     assert index.unmatched_terms(words) == ["zyzzyva", "septic", "o'neil", "back\\slash", "a|b&c"]
     assert index.unmatched_terms([]) == [] and index.unmatched_terms(["the", "boiler"]) == []
+
+
+def test_the_row_bound_keeps_the_rarest_words_of_a_question(boilers, container):
+    """Crew "lumen" worked on 2 of the 60 notes (below the 5% that makes a word common): over a bound of 1 row it is
+    dropped and the technician's number alone decides; within the shipped bound both words rank."""
+    question = "technician 1041 from crew lumen"  # note 41; crew lumen is on notes 11 and 41
+    with container.read_db.connection() as conn:
+        assert "lumen" in container.search_index._term_stats.params(conn)["stat_words"]
+    tight = PgSearchIndex(container.read_db, max_ranked_rows=1).lexical(question, 10, SearchFilters())
+    assert [c.text.count("1041") for c in tight] == [1]
+    shipped = container.search_index.lexical(question, 10, SearchFilters())
+    assert len(shipped) == 2 and "1041" in shipped[0].text and "lumen" in shipped[1].text

@@ -15,7 +15,7 @@ import psycopg
 
 from ltm_desktop.adapters.postgres.database import Database
 from ltm_desktop.adapters.postgres.document_store import as_vector
-from ltm_desktop.adapters.postgres.fulltext import TermStats, tsquery_cte_bounded
+from ltm_desktop.adapters.postgres.fulltext import MAX_RANKED_ROWS, TermStats, tsquery_cte_bounded
 from ltm_desktop.adapters.postgres.model_pin import EMBEDDINGS_TABLE, read_pin
 from ltm_desktop.core.models import Candidate, DocumentInfo, IssueRecord, ModelPin, SearchFilters
 from ltm_desktop.core.ports import ChunkDetail, Vector
@@ -77,11 +77,14 @@ def _quote_lexeme(lexeme: str) -> str:
 
 
 class PgSearchIndex:
-    def __init__(self, db: Database, ef_search: int | None = None, lexical_pool: int | None = LEXICAL_POOL) -> None:
+    def __init__(
+        self, db: Database, ef_search: int | None = None, lexical_pool: int | None = LEXICAL_POOL,
+        max_ranked_rows: int = MAX_RANKED_ROWS,
+    ) -> None:
         self._db = db
         self._fixed_ef = ef_search  # None: scale with the index size
         self._lexical_pool = lexical_pool  # None: cover density over every matching row
-        self._term_stats = TermStats("chunks")
+        self._term_stats = TermStats("chunks", max_rows=max_ranked_rows)
 
     def ef_search(self) -> int:
         """The ef_search the vector query uses now (for benchmarks and diagnostics)."""
