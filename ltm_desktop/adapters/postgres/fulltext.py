@@ -88,15 +88,26 @@ class TermStats:
 
     def __init__(self, table: str, column: str = "tsv", max_rows: int = MAX_RANKED_ROWS) -> None:
         self._table, self._column, self._max_rows = table, column, max_rows
-        self._cached: tuple[object, dict[str, object]] | None = None  # (analysed at, params)
+        # (analysed at, params, the words as a set)
+        self._cached: tuple[object, dict[str, object], frozenset[str]] | None = None
         self._lock = threading.Lock()  # searches run on several threads; one re-read is enough
 
-    def params(self, conn: psycopg.Connection) -> dict[str, object]:
-        """The parameters tsquery_cte_bounded expects, besides %(q)s."""
+    def _current(self, conn: psycopg.Connection) -> tuple[tuple[object, dict[str, object], frozenset[str]], float]:
         analysed_at, rows = conn.execute(_ANALYZED_AT, (self._table,)).fetchone()
         cached = self._cached
         if cached is None or cached[0] != analysed_at:
             with self._lock:
                 words, freqs = conn.execute(_ELEMENT_STATS, {"table": self._table, "column": self._column}).fetchone()
-                cached = self._cached = (analysed_at, {"stat_words": list(words), "stat_freqs": list(freqs)})
-        return {**cached[1], "rows": max(float(rows), 0.0), "common": COMMON_TERM_SHARE, "max_rows": self._max_rows}
+                cached = self._cached = (
+                    analysed_at, {"stat_words": list(words), "stat_freqs": list(freqs)}, frozenset(words))
+        return cached, max(float(rows), 0.0)
+
+    def params(self, conn: psycopg.Connection) -> dict[str, object]:
+        """The parameters tsquery_cte_bounded expects, besides %(q)s."""
+        (_, params, _), rows = self._current(conn)
+        return {**params, "rows": rows, "common": COMMON_TERM_SHARE, "max_rows": self._max_rows}
+
+    def common_words(self, conn: psycopg.Connection) -> frozenset[str]:
+        """The lexemes the statistics list as most common: each of them occurs in the table."""
+        (_, _, words), _ = self._current(conn)
+        return words

@@ -147,7 +147,7 @@ class PgSearchIndex:
         if not words:
             return []
         with self._db.connection() as conn:
-            common = set(self._term_stats.params(conn)["stat_words"])
+            common = self._term_stats.common_words(conn)
             # A word whose every stem is among the statistics' most common elements is in the index: no probe. The
             # others are rare or absent, so their GIN posting lists are short. Probing a common word through the
             # index would read its whole list (seconds at 1M chunks); a table scan is instant for a common word but
