@@ -59,12 +59,13 @@ def ef_search_for(vectors: float) -> int:
     return EF_SEARCH_STEPS[-1][1]
 
 
-# Full text ranks in two steps: ts_rank (term frequency, 2-3x cheaper per row) picks this many of the matching
-# rows, and ts_rank_cd (cover density: how close together the question's words sit) orders them. Ranking every
-# matching row by cover density was the tail of hybrid search (30 ms for the 5,000 rows of one question at 100k
-# chunks). Against that full ranking, with ties counted as agreeing, the top 10 agree 97% at 100k chunks and 94% at
-# 1M, for a full-text p95 of 18 vs 26 ms and 37 vs 64 ms; a pool of 200 agreed 89% at 1M for the same time
-# (bench/lexical_pool_agreement.py, docs/retrieval.md). On the sample corpus no question matches more rows than this.
+# Full text ranks in two steps: ts_rank (term frequency) picks this many of the matching rows, and ts_rank_cd
+# (cover density: how close together the question's words sit) orders them. Ranking every matching row by cover
+# density was the tail of hybrid search: 30 ms for the 4,947 rows of one question at 100k chunks, against 13 ms by
+# ts_rank (a one-off EXPLAIN ANALYZE). Against that full ranking, with ties counted as agreeing, the top 10 agree 97%
+# at 100k chunks and 94% at 1M, for a full-text p95 of 18 vs 26 ms and 37 vs 64 ms; a pool of 200 agreed 89% at 1M
+# for the same time (bench/lexical_pool_agreement.py, docs/retrieval.md). On the sample corpus no question matches
+# more rows than this.
 LEXICAL_POOL = 400
 
 # (up to this many vectors, ef_search); the last step also covers anything larger.
