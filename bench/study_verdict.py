@@ -26,9 +26,11 @@ sys.path.insert(0, str(ROOT))
 from ltm_desktop.adapters.postgres.scratch_store import analyze_database  # noqa: E402
 from ltm_desktop.bootstrap import Container, configure_environment  # noqa: E402
 from ltm_desktop.core.models import SearchFilters  # noqa: E402
+from ltm_desktop.core.question_details import details_of, unmentioned_details  # noqa: E402
 from ltm_desktop.sample_corpus import sample_corpus_dir, sample_questions_dir  # noqa: E402
 from ltm_desktop.services.eval_dataset import load_beir, with_questions  # noqa: E402
 from ltm_desktop.services.evaluation import ingest_dataset  # noqa: E402
+from ltm_desktop.services.search import DETAIL_LEAD_CHARS  # noqa: E402
 from ltm_desktop.settings import Settings  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
@@ -175,6 +177,32 @@ def analyse_set(rows: list[dict]) -> dict:
     }
 
 
+SHIPPED_MEDIUM, SHIPPED_HIGH = 1.0, 6.0
+
+
+def detail_policies(rows: list[dict]) -> dict:
+    """What each way of using the detail check does to the verdict (passages checked: the best 3, or the best 1)."""
+    out = {}
+    for field in ("unmentioned", "unmentioned_top1"):
+        policies = {
+            "score only (no detail check)": lambda r: r["top_score"] < SHIPPED_MEDIUM,
+            "a missing detail makes it low": lambda r, f=field: r["top_score"] < SHIPPED_MEDIUM or bool(r[f]),
+            **{f"a missing detail makes it low below {t}": (
+                lambda r, f=field, t=t: r["top_score"] < SHIPPED_MEDIUM or (bool(r[f]) and r["top_score"] < t))
+               for t in (3, 6, 9)},
+        }
+        out[field] = {name: {s: low_rates([r for r in rows if r.get("set", "generated") == s], low)
+                             for s in sorted({r.get("set", "generated") for r in rows})}
+                      for name, low in policies.items()}
+        out[field]["high_reached"] = {
+            s: {"unanswerable": sum(1 for r in rows if r.get("set", "generated") == s and r["unanswerable"]
+                                    and r["top_score"] >= SHIPPED_HIGH and not r[field]),
+                "answerable": sum(1 for r in rows if r.get("set", "generated") == s and not r["unanswerable"]
+                                  and r["top_score"] >= SHIPPED_HIGH and not r[field])}
+            for s in sorted({r.get("set", "generated") for r in rows})}
+    return out
+
+
 def analyse(rows: list[dict]) -> dict:
     by_set = {}
     for r in rows:
@@ -187,6 +215,8 @@ def analyse(rows: list[dict]) -> dict:
         report["top_score_sweep"] = {
             str(t): {name: low_rates(rs, lambda r, t=t: r["top_score"] < t) for name, rs in by_set.items()}
             for t in (-3, -2, -1, 0, 1, 2, 3)}
+    if all("unmentioned" in r for r in rows):
+        report["detail_check"] = detail_policies(rows)
     report["rows"] = rows
     return report
 
@@ -199,8 +229,15 @@ def question_rows(service, index, dataset, question_set: str) -> list[dict]:
         absent = list(result.unmatched_terms)  # words whose stemmed form is in no chunk, as the search reports
         ids = [h.chunk_id for h in result.hits]
         details = index.chunk_details(ids[:3], SearchFilters())
+        # The same text the search checks (path, title and heading, opening, passage), for the best passage only
+        leads = index.leads(ids[:1], DETAIL_LEAD_CHARS)
+        top1 = [f"{details[c].path}\n{details[c].title}\n{details[c].heading or ''}\n{leads.get(c, '')}\n{details[c].text}"
+                for c in ids[:1] if c in details]
         rows.append({"id": q.query_id, "set": question_set, "unanswerable": not q.is_answerable, "absent": absent,
                      "verdict": result.confidence, **features(result.hits, len(absent)),
+                     "details": [d.label for d in details_of(q.text)],
+                     "unmentioned": list(result.unmentioned_details),  # in the best 3 passages, as the search checks
+                     "unmentioned_top1": [d.label for d in unmentioned_details(q.text, top1)],
                      "scores": [h.rerank_score for h in result.hits],
                      "top_texts": [details[c].text for c in ids[:3] if c in details],
                      "question": q.text})

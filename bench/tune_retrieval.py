@@ -300,11 +300,13 @@ def calibrate(scores: dict) -> dict:
     out = {}
     for basis in ("rerank", "cosine"):
         ans, una = scores[f"{basis}_answerable"], scores[f"{basis}_unanswerable"]
-        medium = suggest_medium_threshold(ans, una)
+        # Scores alone, without the detail check: what these stages tune is the score threshold
+        judged_ans, judged_una = [(s, ()) for s in ans], [(s, ()) for s in una]
+        medium = suggest_medium_threshold(judged_ans, judged_una)
         out[basis] = {
             "suggested_medium": medium,
-            "answerable_low": share_low(ans, Thresholds(1e9, medium)) if medium is not None else None,
-            "unanswerable_low": share_low(una, Thresholds(1e9, medium)) if medium is not None else None,
+            "answerable_low": share_low(judged_ans, Thresholds(1e9, medium)) if medium is not None else None,
+            "unanswerable_low": share_low(judged_una, Thresholds(1e9, medium)) if medium is not None else None,
             "answerable_scores": sorted(s for s in ans if s is not None),
             "unanswerable_scores": sorted(s for s in una if s is not None),
         }

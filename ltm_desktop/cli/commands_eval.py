@@ -183,6 +183,11 @@ def print_report(report) -> None:
             f"{v.unanswerable_flagged_low:.0%} of {v.unanswerable} unanswerable flagged low (target >= 80%), "
             f"{v.answerable_flagged_low:.0%} of {v.answerable} answerable wrongly flagged low (target <= 10%): {status}"
         )
+        if v.unanswerable_low_by_details or v.answerable_low_by_details:
+            print(
+                f"  of those, low because a year, month, unit or amount of the question is in none of the best "
+                f"passages: {v.unanswerable_low_by_details} unanswerable, {v.answerable_low_by_details} answerable"
+            )
         if not v.meets_target and v.suggested_medium is not None:
             name = "rerank_medium" if v.basis == "rerank" else "cosine_medium"
             print(

@@ -9,6 +9,7 @@ different scales; the values below were chosen on answerable vs unanswerable que
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ltm_desktop.core.models import Confidence
@@ -43,12 +44,8 @@ ADVICE = {
 }
 
 
-def verdict(top_score: float | None, thresholds: Thresholds) -> Confidence:
-    """Map the best score to high / medium / low."""
-    if top_score is None:
+def verdict(top_score: float | None, thresholds: Thresholds, unmentioned: Sequence[str] = ()) -> Confidence:
+    """Map the best score to high / medium / low; a detail of the question in none of the best passages caps it."""
+    if top_score is None or top_score < thresholds.medium or unmentioned:
         return "low"
-    if top_score >= thresholds.high:
-        return "high"
-    if top_score >= thresholds.medium:
-        return "medium"
-    return "low"
+    return "high" if top_score >= thresholds.high else "medium"

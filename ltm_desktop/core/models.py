@@ -147,6 +147,9 @@ class SearchResult:
     # Words of the question that appear in none of the documents: when they are what the question is about, the
     # answer is likely not there, whatever the scores say (an AI reading the result can judge that; a score can't).
     unmatched_terms: tuple[str, ...] = ()
+    # The question's year, month, numbered unit/form or amount that none of the best passages mentions: the
+    # confident misses measured are passages about the right thing with one such detail wrong.
+    unmentioned_details: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

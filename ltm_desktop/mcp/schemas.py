@@ -35,6 +35,11 @@ class SearchOutput(BaseModel):
         description="Words of the question found in none of the user's documents; if the question is about them, "
         "the answer is likely not there.",
     )
+    unmentioned_details: list[str] = Field(
+        default_factory=list,
+        description="The question's year, month, numbered unit or form, or amount that none of the best passages "
+        "mentions; a passage about another one does not answer the question (the verdict is then low).",
+    )
 
 
 class DocumentCandidate(BaseModel):

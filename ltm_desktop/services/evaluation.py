@@ -49,6 +49,9 @@ class QueryRun:
     top_cosine: float | None
     error: str | None = None
     rerank_scores: tuple[float, ...] = ()  # the best few reranker scores, for studying the verdict
+    # The question's details that none of the best passages mentions (they cap the verdict), per scorer's search
+    rerank_unmentioned: tuple[str, ...] = ()
+    cosine_unmentioned: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,9 @@ class VerdictFigures:
     meets_target: bool
     suggested_medium: float | None  # the highest threshold flagging <= 10% of answerable questions low on this set
     unanswerable_low_at_suggested: float | None
+    # Results whose score alone was not low, made low because a detail of the question is in none of the best passages
+    unanswerable_low_by_details: int = 0
+    answerable_low_by_details: int = 0
 
 
 @dataclass(frozen=True)
@@ -110,6 +116,7 @@ def run_query(
     latency: dict[str, float] = {}
     top_rerank = top_cosine = None
     head: tuple[float, ...] = ()
+    unmentioned: dict[str, tuple[str, ...]] = {}
     hybrid_hits: tuple[Hit, ...] = ()
     try:
         for mode in modes:
@@ -123,10 +130,12 @@ def run_query(
                 hybrid_hits = result.hits
                 cosines = [h.cosine for h in result.hits[:VERDICT_K] if h.cosine is not None]
                 top_cosine = max(cosines) if cosines else None
+                unmentioned["cosine"] = result.unmentioned_details
             if mode == "hybrid+rerank":
                 scores = sorted((h.rerank_score for h in result.hits if h.rerank_score is not None), reverse=True)
                 top_rerank = scores[0] if scores else None
                 head = tuple(scores[:5])
+                unmentioned["rerank"] = result.unmentioned_details
                 # The reranked head, then the fused tail the reranker never saw.
                 ranked[mode] = unique_in_order(
                     _ranked_docs(result.hits, doc_ids_of) + _ranked_docs(hybrid_hits, doc_ids_of)
@@ -135,7 +144,8 @@ def run_query(
                 ranked[mode] = _ranked_docs(result.hits, doc_ids_of)
     except InvalidInput as e:
         return QueryRun(query.query_id, query.text, query.relevant, {}, {}, None, None, error=str(e))
-    return QueryRun(query.query_id, query.text, query.relevant, ranked, latency, top_rerank, top_cosine, None, head)
+    return QueryRun(query.query_id, query.text, query.relevant, ranked, latency, top_rerank, top_cosine, None, head,
+                    unmentioned.get("rerank", ()), unmentioned.get("cosine", ()))
 
 
 # ---- scoring ---------------------------------------------------------------------------------------
@@ -166,16 +176,19 @@ def score_modes(runs: Sequence[QueryRun], modes: Sequence[Mode] = MODES) -> tupl
     return tuple(out)
 
 
-def share_low(scores: Sequence[float | None], thresholds: Thresholds) -> float:
-    """Share of results whose best score earns a 'low' verdict."""
-    if not scores:
+Judged = tuple[float | None, tuple[str, ...]]  # a result's best score and the details its best passages miss
+
+
+def share_low(results: Sequence[Judged], thresholds: Thresholds) -> float:
+    """Share of results that earn a 'low' verdict."""
+    if not results:
         return 0.0
-    return round(sum(verdict(s, thresholds) == "low" for s in scores) / len(scores), 4)
+    return round(sum(verdict(s, thresholds, missing) == "low" for s, missing in results) / len(results), 4)
 
 
 def suggest_medium_threshold(
-    answerable: Sequence[float | None],
-    unanswerable: Sequence[float | None],
+    answerable: Sequence[Judged],
+    unanswerable: Sequence[Judged],
     max_answerable_low: float = TARGET_ANSWERABLE_LOW,
 ) -> float | None:
     """The highest 'medium' threshold that flags at most `max_answerable_low` of answerable results low.
@@ -183,10 +196,10 @@ def suggest_medium_threshold(
     Higher thresholds flag more unanswerable questions, so the highest allowed one is the best trade;
     None when no scores exist. The value sits midway between neighbouring scores, so it is not tied to one.
     """
-    known = sorted(s for s in answerable if s is not None)
+    known = sorted(s for s, missing in answerable if s is not None and not missing)
     if not known or not unanswerable:
         return None
-    missing = len(answerable) - len(known)  # no score at all: always low
+    missing = len(answerable) - len(known)  # no score, or a detail no passage names: low at any threshold
     allowed = int(max_answerable_low * len(answerable) + 1e-9) - missing
     if allowed < 0:
         return None
@@ -206,9 +219,12 @@ def verdict_figures(
         ("rerank", rerank_thresholds, "top_rerank"),
         ("cosine", cosine_thresholds, "top_cosine"),
     ):
-        ans = [getattr(r, attr) for r in runs if r.relevant and not r.error]
-        una = [getattr(r, attr) for r in runs if not r.relevant and not r.error]
-        if basis == "rerank" and all(s is None for s in ans + una):
+        def judged(r: QueryRun) -> Judged:
+            return getattr(r, attr), getattr(r, f"{basis}_unmentioned")
+
+        ans = [judged(r) for r in runs if r.relevant and not r.error]
+        una = [judged(r) for r in runs if not r.relevant and not r.error]
+        if basis == "rerank" and all(s is None for s, _ in ans + una):
             continue  # no reranker was run
         u_low, a_low = share_low(una, thresholds), share_low(ans, thresholds)
         suggested = suggest_medium_threshold(ans, una)
@@ -224,9 +240,15 @@ def verdict_figures(
                 meets_target=bool(una) and u_low >= TARGET_UNANSWERABLE_LOW and a_low <= TARGET_ANSWERABLE_LOW,
                 suggested_medium=suggested,
                 unanswerable_low_at_suggested=at_suggested,
+                unanswerable_low_by_details=_low_by_details(una, thresholds),
+                answerable_low_by_details=_low_by_details(ans, thresholds),
             )
         )
     return tuple(out)
+
+
+def _low_by_details(results: Sequence[Judged], thresholds: Thresholds) -> int:
+    return sum(1 for s, missing in results if missing and verdict(s, thresholds) != "low")
 
 
 def evaluate_queries(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Literal
 
@@ -17,10 +17,16 @@ from ltm_desktop.core.confidence import ADVICE, COSINE_THRESHOLDS, RERANK_THRESH
 from ltm_desktop.core.errors import InvalidInput
 from ltm_desktop.core.models import Candidate, Hit, SearchFilters, SearchResult
 from ltm_desktop.core.ports import Embedder, Reranker, SearchIndex, Vector
+from ltm_desktop.core.question_details import details_of, unmentioned_details
 
 MAX_K = 50
 MAX_QUERY_CHARS = 2000
 MAX_CHECKED_WORDS = 30  # words of a question checked against the index (one probe each)
+DETAIL_PASSAGES = 3  # best passages in which a question's year, month, unit or amount must appear
+# The detail check reads the document's path and opening with each passage: a lease names its apartment and a
+# statement its period in the first few hundred characters, often past the reranker's 300 (documents' openings in
+# the sample corpus name them within 1,000).
+DETAIL_LEAD_CHARS = 1000
 SNIPPET_CHARS = 320
 Fusion = Literal["rrf", "minmax"]
 
@@ -151,8 +157,26 @@ class SearchService:
         mode: Literal["hybrid", "dense", "lexical"] = "hybrid",
     ) -> SearchResult:
         q = self.validate(query, k, filters)
+        # The database work that does not need the query vector runs on a side thread while the question is
+        # embedded and the rest proceeds: full text (hybrid mode), then the probe for words found in no document.
+        words = list(dict.fromkeys(query_terms(q)))[:MAX_CHECKED_WORDS]
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ltm-search-side") as side:
+            full_text = side.submit(self._index.lexical, q, self.tuning.depth, filters) if mode == "hybrid" else None
+            unmatched = side.submit(self._index.unmatched_terms, words)
+            vector, dense, lexical = self._retrieve(q, filters, mode, full_text)
+            result = self._rank_and_judge(q, k, filters, mode, rerank, vector, dense, lexical)
+            unmatched_words = tuple(unmatched.result())
+        if not unmatched_words:
+            return result
+        advice = (f"{result.advice} Words of the question found in none of the user's documents: "
+                  f"{', '.join(unmatched_words)}. If the question is about them, say the documents do not cover it.")
+        return dataclasses.replace(result, advice=advice, unmatched_terms=unmatched_words)
+
+    def _rank_and_judge(
+        self, q: str, k: int, filters: SearchFilters, mode: str, rerank: bool,
+        vector: Vector | None, dense: list[Candidate], lexical: list[Candidate],
+    ) -> SearchResult:
         t = self.tuning
-        vector, dense, lexical = self._retrieve(q, filters, mode)
         fused = _fuse(dense, lexical, t)
         by_id = {c.chunk_id: c for c in [*lexical, *dense]}
         cosine = {c.chunk_id: c.cosine for c in dense if c.cosine is not None}
@@ -187,22 +211,25 @@ class SearchService:
             )
             if len(hits) >= k:
                 break
-        result = self._judge(q, hits, use_rerank, mode)
-        unmatched = tuple(self._index.unmatched_terms(list(dict.fromkeys(query_terms(q)))[:MAX_CHECKED_WORDS]))
-        if not unmatched:
-            return result
-        advice = (f"{result.advice} Words of the question found in none of the user's documents: "
-                  f"{', '.join(unmatched)}. If the question is about them, say the documents do not cover it.")
-        return dataclasses.replace(result, advice=advice, unmatched_terms=unmatched)
+        return self._judge(q, hits, use_rerank, mode, self._unmentioned(q, hits[:DETAIL_PASSAGES], by_id))
+
+    def _unmentioned(self, q: str, top: Sequence[Hit], by_id: dict[int, Candidate]) -> tuple[str, ...]:
+        """The question's details that none of the best passages, with its document's path and opening, names."""
+        if not top or not details_of(q):  # most questions have none: no query
+            return ()
+        openings = self._index.leads([h.chunk_id for h in top], DETAIL_LEAD_CHARS)
+        passages = [f"{h.path}\n{by_id[h.chunk_id].context}\n{openings.get(h.chunk_id, '')}\n{by_id[h.chunk_id].text}"
+                    for h in top]
+        return tuple(d.label for d in unmentioned_details(q, passages))
 
     def _retrieve(
-        self, q: str, filters: SearchFilters, mode: str
+        self, q: str, filters: SearchFilters, mode: str, full_text: Future[list[Candidate]] | None
     ) -> tuple[Vector | None, list[Candidate], list[Candidate]]:
         """The query vector and both candidate lists.
 
-        In hybrid mode the full-text query runs on its own connection while the question is embedded and the
-        vector query runs: both wait mostly on other processes' work (Postgres, onnxruntime) with the GIL
-        released. On 2 busy cores it gained 0-8 ms at p50 against the sequential order, p95 within noise
+        In hybrid mode the full-text query (`full_text`, already running) has its own connection while the
+        question is embedded and the vector query runs: both wait mostly on other processes' work (Postgres,
+        onnxruntime) with the GIL released. On 2 busy cores it gained 0-8 ms at p50 against the sequential order, p95 within noise
         (bench/bench_search.py, docs/benchmarks.md); with a free core it takes the longer of the two, not their sum.
         """
         depth = self.tuning.depth
@@ -211,19 +238,28 @@ class SearchService:
         if mode == "dense":
             vector = self._embedder.embed_query(q)
             return vector, self._index.dense(vector, depth, filters), []
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ltm-lexical") as pool:
-            lexical = pool.submit(self._index.lexical, q, depth, filters)
-            vector = self._embedder.embed_query(q)
-            dense = self._index.dense(vector, depth, filters)
-            return vector, dense, lexical.result()
+        assert full_text is not None, "hybrid search starts the full-text query before embedding"
+        vector = self._embedder.embed_query(q)
+        dense = self._index.dense(vector, depth, filters)
+        return vector, dense, full_text.result()
 
-    def _judge(self, q: str, hits: Sequence[Hit], reranked: bool, mode: str) -> SearchResult:
+    def _judge(
+        self, q: str, hits: Sequence[Hit], reranked: bool, mode: str, unmentioned: tuple[str, ...]
+    ) -> SearchResult:
         if not hits:
             return SearchResult(q, "low", "none", "Nothing matched: the answer does not appear to be in the user's documents.", ())
         if reranked:
-            conf = verdict(max(h.rerank_score or float("-inf") for h in hits), self.tuning.rerank_thresholds)
-            return SearchResult(q, conf, "rerank", ADVICE[conf], tuple(hits))
-        cosines = [h.cosine for h in hits if h.cosine is not None]
-        conf = verdict(max(cosines) if cosines else None, self.tuning.cosine_thresholds)
-        advice = ADVICE[conf] + " (Coarse verdict from vector similarity only: no reranker was used.)"
-        return SearchResult(q, conf, "cosine", advice, tuple(hits))
+            best = max(h.rerank_score or float("-inf") for h in hits)
+            conf = verdict(best, self.tuning.rerank_thresholds, unmentioned)
+            basis: Literal["rerank", "cosine"] = "rerank"
+            advice = ADVICE[conf]
+        else:
+            cosines = [h.cosine for h in hits if h.cosine is not None]
+            conf = verdict(max(cosines) if cosines else None, self.tuning.cosine_thresholds, unmentioned)
+            basis = "cosine"
+            advice = ADVICE[conf] + " (Coarse verdict from vector similarity only: no reranker was used.)"
+        if unmentioned:
+            advice += (f" Details of the question that none of the best passages mentions: {', '.join(unmentioned)}."
+                       " A passage about another year, month, unit or amount does not answer it: if no passage has"
+                       " them, say the documents do not cover it.")
+        return SearchResult(q, conf, basis, advice, tuple(hits), unmentioned_details=unmentioned)

@@ -195,3 +195,14 @@ async def test_words_found_in_no_document_are_listed_for_the_model(indexed):
     assert "neptune" in out["unmatched_terms"] and "nitrogen" in out["unmatched_terms"]
     r = await call(indexed, "ltm_search", {"query": "how much is the pet deposit?"})
     assert r.structured_content["unmatched_terms"] == []
+
+
+async def test_a_detail_no_passage_mentions_is_listed_and_the_verdict_is_low(indexed):
+    # The lease is for apartment 4B: a question about apartment 7 finds it, and must not be told it is the answer.
+    r = await call(indexed, "ltm_search", {"query": "what is the monthly rent for apartment 7 at 118 Harbor Street?"})
+    out = r.structured_content
+    assert out["hits"][0]["path"].endswith("harbor-lease-2024.pdf")
+    assert out["unmentioned_details"] == ["apartment 7"] and out["confidence"] == "low"
+    assert "apartment 7" in out["advice"]
+    r = await call(indexed, "ltm_search", {"query": "what is the monthly rent for apartment 4B at 118 Harbor Street?"})
+    assert r.structured_content["unmentioned_details"] == [] and r.structured_content["confidence"] != "low"

@@ -236,3 +236,17 @@ def test_words_found_in_no_document_are_reported_to_the_reader(indexed, containe
     assert "septic" in r.advice and "do not cover it" in r.advice
     r = container.search.search("when does the Oak Street lease renew", k=3)
     assert r.unmatched_terms == () and "none of the user's documents" not in r.advice
+
+
+def test_a_year_no_passage_mentions_makes_the_verdict_low_and_is_named(indexed, container):
+    # The 2025 tax bill is about exactly this, but the question asks about 2023: the confident miss measured.
+    r = container.search.search("when was the first half of the 2023 property tax for 12 Oak Street due", k=3)
+    assert r.hits[0].path.endswith("county tax bill 2025.pdf")
+    assert r.unmentioned_details == ("2023",) and r.confidence == "low"
+    assert "2023" in r.advice and "another year, month, unit or amount" in r.advice
+    r = container.search.search("when was the first half of the 2025 property tax for 12 Oak Street due", k=3)
+    assert r.unmentioned_details == () and r.confidence != "low"
+    assert "none of the best passages" not in r.advice
+    # The search without the reranker checks the same passages' text.
+    r = container.search.search("how much was the 2023 tax bill for Oak Street", k=3, rerank=False)
+    assert r.unmentioned_details == ("2023",) and r.confidence == "low"
