@@ -48,8 +48,9 @@ def render_eval_chart(report, path: Path) -> Path:
     for v in report.verdicts:
         basis = "reranker" if v.basis == "rerank" else "cosine only"
         mark = "meets" if v.meets_target else "misses"
+        rule = f"low < {v.medium_threshold:g} or a detail in no top passage"
         line = (
-            f"verdict ({basis}, low < {v.medium_threshold:g}): {v.unanswerable_flagged_low:.0%} of unanswerable flagged low "
+            f"verdict ({basis}, {rule}): {v.unanswerable_flagged_low:.0%} of unanswerable flagged low "
             f"(target >= 80%), {v.answerable_flagged_low:.0%} of answerable flagged low (target <= 10%): {mark} target"
         )
         page.insert_text((30, y), line, fontsize=8.5, fontname="helv")

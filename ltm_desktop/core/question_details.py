@@ -1,4 +1,4 @@
-"""The specific details of a question (a year, a month, a numbered unit or form, an amount) and whether passages name them.
+"""A question's fixed-form details (year, month, quarter, numbered unit or form, amount) and whether passages name them.
 
 Why: the confident wrong answers measured on the sample corpus are passages about the right thing with one detail
 wrong: "the rent on apartment 1" answered by apartment 2's lease, "total paid in 2023" by a 2024 invoice. A
@@ -55,7 +55,7 @@ class Detail:
 
 
 def details_of(question: str) -> list[Detail]:
-    """The year, month, numbered-thing and amount details of a question, in the order they appear, once each."""
+    """The question's years, months, quarters, numbered things and amounts, once each, grouped by kind."""
     q = question.lower()
     found: dict[tuple[str, str], Detail] = {}
 
@@ -64,8 +64,7 @@ def details_of(question: str) -> list[Detail]:
 
     for m in _YEAR.finditer(q):
         add("year", m.group(1), m.group(1))
-    words = _WORD.findall(q)
-    for i, w in enumerate(words):
+    for w in _WORD.findall(q):
         month = w if w in MONTHS and w != "may" else _MONTH_ABBREVIATIONS.get(w)
         if month is None and w in ("may", "mar"):
             month = _month_before_number(q, w)
