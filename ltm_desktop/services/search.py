@@ -27,6 +27,7 @@ DETAIL_PASSAGES = 3  # best passages in which a question's year, month, unit or 
 # statement its period in the first few hundred characters, often past the reranker's 300 (documents' openings in
 # the sample corpus name them within 1,000).
 DETAIL_LEAD_CHARS = 1000
+MAX_LISTED_DETAILS = 10  # the output stays bounded whatever the question lists
 SNIPPET_CHARS = 320
 Fusion = Literal["rrf", "minmax"]
 
@@ -220,7 +221,7 @@ class SearchService:
         openings = self._index.leads([h.chunk_id for h in top], DETAIL_LEAD_CHARS)
         passages = [f"{h.path}\n{by_id[h.chunk_id].context}\n{openings.get(h.chunk_id, '')}\n{by_id[h.chunk_id].text}"
                     for h in top]
-        return tuple(d.label for d in unmentioned_details(q, passages))
+        return tuple(d.label for d in unmentioned_details(q, passages))[:MAX_LISTED_DETAILS]
 
     def _retrieve(
         self, q: str, filters: SearchFilters, mode: str, full_text: Future[list[Candidate]] | None

@@ -250,3 +250,10 @@ def test_a_year_no_passage_mentions_makes_the_verdict_low_and_is_named(indexed, 
     # The search without the reranker checks the same passages' text.
     r = container.search.search("how much was the 2023 tax bill for Oak Street", k=3, rerank=False)
     assert r.unmentioned_details == ("2023",) and r.confidence == "low"
+
+
+def test_a_question_listing_many_details_gets_a_bounded_list(indexed, container):
+    years = " ".join(str(y) for y in range(2001, 2021))
+    r = container.search.search(f"Oak Street property tax in {years}", k=3)
+    assert r.confidence == "low" and len(r.unmentioned_details) == 10
+    assert r.unmentioned_details[0] == "2001" and "2025" not in r.unmentioned_details
