@@ -75,6 +75,20 @@ def open_haystack(folder: Path, models_dir: Path, chunks: int) -> tuple[Containe
     return store, paths
 
 
+def judged_lookup(paths: dict[str, str]):
+    """The sample documents by their corpus ids, and every other hit as a wrong document of its own.
+
+    `doc_id_lookup` alone drops hits on files outside the corpus, which would close the ranking up over the synthetic
+    chunks and score a relevant document behind thirty of them as if it came first.
+    """
+    known = doc_id_lookup(paths)
+
+    def lookup(hit) -> list[str]:
+        return known(hit) or [f"synthetic:{hit.doc_id}"]
+
+    return lookup
+
+
 def lexical_ms(index: PgSearchIndex, queries) -> dict[str, float]:
     from ltm_desktop.core.models import SearchFilters
 
@@ -112,7 +126,7 @@ def main() -> int:
             wanted = ("lexical", "hybrid", "hybrid+rerank") if rerank and not args.quick else ("lexical", "hybrid")
             result = {}
             for name, questions in sets.items():
-                modes, _, _ = evaluate_queries(questions.queries, service, doc_id_lookup(paths),
+                modes, _, _ = evaluate_queries(questions.queries, service, judged_lookup(paths),
                                                service.tuning.rerank_thresholds, service.tuning.cosine_thresholds,
                                                modes=wanted)
                 result[name] = {m.mode: {"ndcg_10": m.ndcg_10, "recall_10": m.recall_10, "mrr_10": m.mrr_10}
@@ -145,7 +159,7 @@ def rerank_depths(store, sets, paths, depths: list[int]) -> None:
             start = time.perf_counter()
             # With "hybrid" first, as `ltm eval` runs it: the reranked head is followed by the fused tail the
             # reranker never saw, so the ranked documents match the other rows of the table.
-            modes, _, _ = evaluate_queries(questions.queries, service, doc_id_lookup(paths),
+            modes, _, _ = evaluate_queries(questions.queries, service, judged_lookup(paths),
                                            tuning.rerank_thresholds, tuning.cosine_thresholds,
                                            modes=("hybrid", "hybrid+rerank"))
             m = modes[1]

@@ -39,7 +39,7 @@ class Settings:
     chunk_max: int = field(default=1600, metadata={"help": "Hard maximum chunk size in characters; longer paragraphs are split at sentences."})
     chunk_overlap: int = field(default=150, metadata={"help": "Characters of the previous chunk repeated at the start of the next."})
     retrieval_depth: int = field(default=50, metadata={"help": "How many candidates each retriever (vector and full-text) returns before fusion."})
-    rerank_candidates: int = field(default=20, metadata={"help": "How many fused candidates the cross-encoder rescores (20: same quality as 40 at half the latency, see docs/retrieval.md)."})
+    rerank_candidates: int = field(default=20, metadata={"help": "How many fused candidates the cross-encoder rescores (20: as good as 40 on the sample corpus at half the latency; in a very large library 40 finds a few more answers, see docs/retrieval.md)."})
     rerank_lead_chars: int = field(default=300, metadata={"help": "Characters of a document's opening the reranker reads before each later passage, so page 2 still knows whose lease it is (0: off; see docs/retrieval.md)."})
     rerank_high: float = field(default=6.0, metadata={"help": "Reranker score at or above which the verdict is 'high'."})
     rerank_medium: float = field(default=1.0, metadata={"help": "Reranker score at or above which the verdict is 'medium' (below: 'low')."})

@@ -29,9 +29,9 @@ _NUMBERED = {
     "apartment": ("apartment", "apt", "unit", "#"), "apt": ("apartment", "apt", "unit", "#"),
     "unit": ("unit", "apartment", "apt", "#"), "suite": ("suite", "ste"), "space": ("space", "spot"),
     "spot": ("spot", "space"), "lot": ("lot",), "box": ("box",), "line": ("line",), "check": ("check", "ck", "chk"),
-    "invoice": ("invoice",), "form": ("form",), "building": ("building", "bldg"), "floor": ("floor",),
-    "room": ("room",),
+    "invoice": ("invoice",), "form": ("form",), "building": ("building", "bldg"), "room": ("room",),
 }
+# Not "floor": documents write "second floor", so "floor 2" would be reported missing where it is not.
 # A single letter is an id only for these ("unit B"); "line a" or "form a" are too often ordinary words.
 _LETTER_IDS = frozenset({"apartment", "apt", "unit", "suite", "building"})
 
