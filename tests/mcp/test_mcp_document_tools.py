@@ -206,3 +206,10 @@ async def test_a_detail_no_passage_mentions_is_listed_and_the_verdict_is_low(ind
     assert "apartment 7" in out["advice"]
     r = await call(indexed, "ltm_search", {"query": "what is the monthly rent for apartment 4B at 118 Harbor Street?"})
     assert r.structured_content["unmentioned_details"] == [] and r.structured_content["confidence"] != "low"
+
+
+async def test_the_server_tells_the_model_how_to_read_the_verdict_and_its_evidence(indexed):
+    async with Client(build_server(indexed)) as client:
+        instructions = client.instructions or ""
+    assert "ltm_search" in instructions and "confidence" in instructions
+    assert "unmatched_terms" in instructions and "unmentioned_details" in instructions
