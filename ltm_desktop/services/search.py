@@ -165,7 +165,7 @@ class SearchService:
             full_text = side.submit(self._index.lexical, q, self.tuning.depth, filters) if mode == "hybrid" else None
             unmatched = side.submit(self._index.unmatched_terms, words)
             vector, dense, lexical = self._retrieve(q, filters, mode, full_text)
-            result = self._rank_and_judge(q, k, filters, mode, rerank, vector, dense, lexical)
+            result = self._rank_and_judge(q, k, filters, rerank, vector, dense, lexical)
             unmatched_words = tuple(unmatched.result())
         if not unmatched_words:
             return result
@@ -174,7 +174,7 @@ class SearchService:
         return dataclasses.replace(result, advice=advice, unmatched_terms=unmatched_words)
 
     def _rank_and_judge(
-        self, q: str, k: int, filters: SearchFilters, mode: str, rerank: bool,
+        self, q: str, k: int, filters: SearchFilters, rerank: bool,
         vector: Vector | None, dense: list[Candidate], lexical: list[Candidate],
     ) -> SearchResult:
         t = self.tuning
@@ -212,7 +212,7 @@ class SearchService:
             )
             if len(hits) >= k:
                 break
-        return self._judge(q, hits, use_rerank, mode, self._unmentioned(q, hits[:DETAIL_PASSAGES], by_id))
+        return self._judge(q, hits, use_rerank, self._unmentioned(q, hits[:DETAIL_PASSAGES], by_id))
 
     def _unmentioned(self, q: str, top: Sequence[Hit], by_id: dict[int, Candidate]) -> tuple[str, ...]:
         """The question's details that none of the best passages, with its document's path and opening, names."""
@@ -245,7 +245,7 @@ class SearchService:
         return vector, dense, full_text.result()
 
     def _judge(
-        self, q: str, hits: Sequence[Hit], reranked: bool, mode: str, unmentioned: tuple[str, ...]
+        self, q: str, hits: Sequence[Hit], reranked: bool, unmentioned: tuple[str, ...]
     ) -> SearchResult:
         if not hits:
             return SearchResult(q, "low", "none", "Nothing matched: the answer does not appear to be in the user's documents.", ())

@@ -167,9 +167,9 @@ class PgMemoryStore:
             # One author's remembers take turns (a transaction-scoped lock, released at commit): the second of two
             # identical ones then sees the first's row and reports it instead of storing a copy.
             conn.execute("SELECT pg_advisory_xact_lock(hashtextextended('ltm-remember:' || %s, 0))", (record.author,))
-            near = self._similar_of_author(conn, record.author, vectors[0], at, 1)
-            if near and near[0][1] >= threshold:
-                return near[0]
+            near = self._nearest_of_author(conn, record.author, vectors[0], at)
+            if near is not None and near[1] >= threshold:
+                return near
             self._insert(conn, record, [chunks], [vectors])
         return None
 
@@ -398,12 +398,12 @@ class PgMemoryStore:
             ).fetchone()[0]
         return [self._view(r) for r in rows], int(total)
 
-    def _similar_of_author(
-        self, conn: psycopg.Connection, author: str, vector: Vector, at: datetime, limit: int
-    ) -> list[tuple[str, float]]:
-        """The author's live memories whose first chunk is nearest to `vector`: (id, cosine), best first."""
+    def _nearest_of_author(
+        self, conn: psycopg.Connection, author: str, vector: Vector, at: datetime
+    ) -> tuple[str, float] | None:
+        """The author's live memory whose first chunk is nearest to `vector`: (id, cosine), or None."""
         conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-        rows = conn.execute(
+        row = conn.execute(
             f"""SELECT c.memory_id, 1 - (e.embedding <=> %(v)s) AS cosine
                 FROM {VECTORS_TABLE} e JOIN memory_chunks c ON c.id = e.chunk_id
                 JOIN memories m ON m.id = c.memory_id
@@ -411,11 +411,11 @@ class PgMemoryStore:
                 WHERE c.version = m.current_version AND c.ordinal = 0 AND m.author = %(author)s
                   AND m.forgotten_at IS NULL AND m.session_key IS NULL
                   AND (v.expires_at IS NULL OR v.expires_at > %(at)s)
-                ORDER BY e.embedding <=> %(v)s LIMIT %(n)s""",
-            {"v": as_vector(vector), "author": author, "at": at, "n": limit},
+                ORDER BY e.embedding <=> %(v)s LIMIT 1""",
+            {"v": as_vector(vector), "author": author, "at": at},
             prepare=False,
-        ).fetchall()
-        return sorted(((r[0], float(r[1])) for r in rows), key=lambda t: -t[1])
+        ).fetchone()
+        return None if row is None else (row[0], float(row[1]))
 
     def count(self) -> int:
         with self._db.connection() as conn:
