@@ -185,8 +185,9 @@ def print_report(report) -> None:
         )
         if v.unanswerable_low_by_details or v.answerable_low_by_details:
             print(
-                f"  of those, low because a year, month, unit or amount of the question is in none of the best "
-                f"passages: {v.unanswerable_low_by_details} unanswerable, {v.answerable_low_by_details} answerable"
+                f"  of those, low because no leading passage names the question's year, month, unit, amount or street "
+                f"(its best score was not low): {v.unanswerable_low_by_details} unanswerable, "
+                f"{v.answerable_low_by_details} answerable"
             )
         if not v.meets_target and v.suggested_medium is not None:
             name = "rerank_medium" if v.basis == "rerank" else "cosine_medium"

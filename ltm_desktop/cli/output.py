@@ -43,6 +43,7 @@ def search_json(result: SearchResult) -> dict[str, Any]:
         "hits": [hit_json(h) for h in result.hits],
         "unmatched_terms": list(result.unmatched_terms),
         "unmentioned_details": list(result.unmentioned_details),
+        "verdict_score": result.verdict_score,
     }
 
 

@@ -9,7 +9,6 @@ different scales; the values below were chosen on answerable vs unanswerable que
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ltm_desktop.core.models import Confidence
@@ -27,7 +26,8 @@ class Thresholds:
 # 4's lease score like answers; docs/retrieval.md lists what was tried). No generated unanswerable question reached 6,
 # but 5 of the 47 hand-written ones did (a 2024 invoice for a question about 2023), against 17% of the answerable
 # ones: "high" is strong evidence, not proof, which is why its advice asks the reader to check the details.
-# The detail check (`unmentioned`, below) catches such misses by text: 84% / 27% and 66% / 31% with it, 2 of 47 high.
+# The detail check (services/search.py) catches such misses by text: the verdict rests only on a leading passage that
+# names the question's year, month, unit, amount and street; 84% / 27% and 70% / 31% with it, 2 of 47 high.
 RERANK_THRESHOLDS = Thresholds(high=6.0, medium=1.0)
 # bge-small-en-v1.5 cosines (queries without the instruction prefix): unrelated text still scores ~0.5-0.7; on the
 # sample set no unanswerable question reached 0.80, and 0.72 flags as many of them low as the reranker's 1.0 does.
@@ -45,8 +45,8 @@ ADVICE = {
 }
 
 
-def verdict(top_score: float | None, thresholds: Thresholds, unmentioned: Sequence[str] = ()) -> Confidence:
-    """Map the best score to high / medium / low; a detail of the question in none of the best passages caps it."""
-    if top_score is None or top_score < thresholds.medium or unmentioned:
+def verdict(score: float | None, thresholds: Thresholds) -> Confidence:
+    """Map the evidence's score to high / medium / low (no evidence: low)."""
+    if score is None or score < thresholds.medium:
         return "low"
-    return "high" if top_score >= thresholds.high else "medium"
+    return "high" if score >= thresholds.high else "medium"

@@ -150,6 +150,9 @@ class SearchResult:
     # The question's year, month, numbered unit/form or amount that none of the best passages mentions: the
     # confident misses measured are passages about the right thing with one such detail wrong.
     unmentioned_details: tuple[str, ...] = ()
+    # The score the verdict judged: the best passage's or, when the question has such details, the best of the
+    # leading passages that names them all (None: no passage does, or nothing matched).
+    verdict_score: float | None = None
 
 
 @dataclass(frozen=True)

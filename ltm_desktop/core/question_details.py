@@ -8,7 +8,9 @@ with rules, not a model, and says which details none of the best passages mentio
 
 Only details with a fixed written form are checked: a paraphrase-proof signal. Names are left out on purpose: a
 person asks about "the Riccis" while the lease says "Lena Ricci", and unknown names are already reported by the
-index-wide check of words found in no document.
+index-wide check of words found in no document. A street is the exception that proves the rule: "Oak St" has a
+fixed form (name plus a street word, abbreviated or not), and a passage about 9 Birch Lane does not answer a
+question about the radon test at 14 Oak Street, however well it scores.
 """
 
 from __future__ import annotations
@@ -35,6 +37,26 @@ _NUMBERED = {
 # A single letter is an id only for these ("unit B"); "line a" or "form a" are too often ordinary words.
 _LETTER_IDS = frozenset({"apartment", "apt", "unit", "suite", "building"})
 
+# Street words and their written forms. Not "place" or "way" ("darnell's place", "the same way"): too often prose.
+_STREET_WORDS = {
+    "street": ("street", "st", "str"), "avenue": ("avenue", "ave", "av"), "road": ("road", "rd"),
+    "lane": ("lane", "ln"), "drive": ("drive", "dr"), "court": ("court", "ct", "crt"),
+    "boulevard": ("boulevard", "blvd"), "terrace": ("terrace", "ter", "terr"), "circle": ("circle", "cir"),
+}
+# "dr" is left out of questions: "called dr smith" is a doctor, not Called Drive (passages still match "Elm Dr").
+_STREET_FORMS = {form: word for word, forms in _STREET_WORDS.items() for form in forms if form != "dr"}
+# Words before a street word that make an ordinary phrase, not an address: "the court", "housing court", "hard drive".
+_NOT_STREET_NAMES = frozenset(
+    "the a an this that these those our my your their his her its which what whose same one each every any no s on "
+    "in at of to for from by with down up across off out near via and or but then "
+    # "visit st paul": a saint, not Visit Street
+    "visit visited visiting call called calling see saw met ask asked tell told "
+    "housing claims small district county family superior supreme municipal probate bankruptcy federal state city "
+    "traffic appeals tennis basketball food "
+    "hard flash usb thumb test external google shared network disk "
+    "fast slow bike memory turn left right passing".split()
+)
+
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 _WORD = re.compile(r"[a-z]+")
 _NUMBERED_IN_QUESTION = re.compile(
@@ -45,17 +67,19 @@ _QUARTER = re.compile(r"\bq([1-4])\b|\b(first|1st|second|2nd|third|3rd|fourth|4t
 _AMOUNT = re.compile(r"\$\s?(\d[\d,]*(?:\.\d{1,2})?)")
 _NUMBER = re.compile(r"(?<![\d.])\d[\d,]*(?:\.\d+)?")
 _SHORT_DATE = re.compile(r"(?<!\d)(\d{1,2})/(\d{1,2})/(\d{2}|\d{4})(?!\d)")
+_STREET_IN_QUESTION = re.compile(r"\b([a-z][a-z']*)\s+(" + "|".join(_STREET_FORMS) + r")\b(?!')")
+_PATH_SEPARATORS = re.compile(r"[-_/\\]+")
 
 
 @dataclass(frozen=True)
 class Detail:
-    kind: str  # "year" | "month" | "quarter" | "numbered" | "amount"
-    value: str  # normalised: "2023", "july", "1", "apartment 1", "1325"
-    label: str  # as the advice shows it: "2023", "July", "Q1", "apartment 1", "$1,325"
+    kind: str  # "year" | "month" | "quarter" | "numbered" | "amount" | "street"
+    value: str  # normalised: "2023", "july", "1", "apartment 1", "1325", "oak street"
+    label: str  # as the advice shows it: "2023", "July", "Q1", "apartment 1", "$1,325", "Oak Street"
 
 
 def details_of(question: str) -> list[Detail]:
-    """The question's years, months, quarters, numbered things and amounts, once each, grouped by kind."""
+    """The question's years, months, quarters, numbered things, amounts and streets, once each, grouped by kind."""
     q = question.lower()
     found: dict[tuple[str, str], Detail] = {}
 
@@ -83,6 +107,10 @@ def details_of(question: str) -> list[Detail]:
         add("numbered", f"{canonical} {ident}", f"{canonical} {ident.upper() if ident.isalpha() else ident}")
     for m in _AMOUNT.finditer(question):
         add("amount", _number_value(m.group(1)), "$" + m.group(1))
+    for name, form in _STREET_IN_QUESTION.findall(q):
+        if name not in _NOT_STREET_NAMES and len(name) > 1:
+            street = f"{name} {_STREET_FORMS[form]}"
+            add("street", street, " ".join(w[:1].upper() + w[1:] for w in street.split()))
     return list(found.values())
 
 
@@ -122,6 +150,12 @@ def is_mentioned(detail: Detail, text: str) -> bool:
             rf"(?:{forms})s?\b\.?\s*(?:#|no\.|number)?\s*(?:\w{{1,6}}\s*(?:,|and|&)\s*)*{re.escape(ident)}\b(?!\.\d)", t))
     if detail.kind == "amount":
         return any(_number_value(n) == detail.value for n in _NUMBER.findall(t))
+    if detail.kind == "street":
+        # "Oak St.", "OAK STREET", and a path such as ".../14-oak-st/lease.pdf"; the house number is not required
+        # (one building per street is the usual case, and a passage often names the street alone)
+        name, word = detail.value.split(" ")
+        forms = "|".join(_STREET_WORDS[word])
+        return bool(re.search(rf"\b{re.escape(name)}\s+(?:{forms})\b", _PATH_SEPARATORS.sub(" ", t)))
     raise ValueError(f"unknown detail kind {detail.kind!r}")
 
 

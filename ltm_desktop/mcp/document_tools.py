@@ -82,7 +82,7 @@ def search_output(result: SearchResult) -> SearchOutput:
     return SearchOutput(
         query=result.query, confidence=result.confidence, confidence_basis=result.confidence_basis,
         advice=result.advice, hits=hits, unmatched_terms=list(result.unmatched_terms),
-        unmentioned_details=list(result.unmentioned_details),
+        unmentioned_details=list(result.unmentioned_details), verdict_score=result.verdict_score,
     )
 
 

@@ -25,7 +25,8 @@ class SearchHit(BaseModel):
 class SearchOutput(BaseModel):
     query: str
     confidence: Literal["high", "medium", "low"] = Field(
-        description="Is the answer likely in the user's documents? Judged on the best passage's absolute score."
+        description="Is the answer likely in the user's documents? Judged on the absolute score of the best passage "
+        "that names the question's year, month, unit, amount and street (see verdict_score)."
     )
     confidence_basis: Literal["rerank", "cosine", "none"]
     advice: str = Field(description="How to use these results in the answer.")
@@ -37,8 +38,13 @@ class SearchOutput(BaseModel):
     )
     unmentioned_details: list[str] = Field(
         default_factory=list,
-        description="The question's year, month, numbered unit or form, or amount that none of the best passages "
-        "mentions; a passage about another one does not answer the question (the verdict is then low).",
+        description="The question's year, month, numbered unit or form, amount or street that none of the best "
+        "passages mentions; a passage about another one does not answer the question (the verdict is then low).",
+    )
+    verdict_score: float | None = Field(
+        default=None,
+        description="The score the confidence rests on (rerank or cosine, per confidence_basis); lower than the "
+        "first hit's when that passage does not name the question's details; null when no passage does.",
     )
 
 

@@ -17,8 +17,8 @@ INSTRUCTIONS = (
     "answer and cite file and page when it is high; answer only what the passages support when it is medium; "
     "when it is low, say plainly that it does not appear to be in their documents rather than guessing. "
     "A passage about another person, place, item or period does not answer the question: `unmatched_terms` lists "
-    "words found in none of the documents and `unmentioned_details` the year, month, unit or amount that none of "
-    "the best passages mentions. "
+    "words found in none of the documents and `unmentioned_details` the year, month, unit, amount or street that "
+    "none of the best passages mentions. "
     "Use ltm_get_document to read more of a hit, and ltm_stats to see what is indexed."
 )
 SCOPE = "ltm"

@@ -49,9 +49,13 @@ class QueryRun:
     top_cosine: float | None
     error: str | None = None
     rerank_scores: tuple[float, ...] = ()  # the best few reranker scores, for studying the verdict
-    # The question's details that none of the best passages mentions (they cap the verdict), per scorer's search
+    # The question's details that none of the best passages mentions, per scorer's search
     rerank_unmentioned: tuple[str, ...] = ()
     cosine_unmentioned: tuple[str, ...] = ()
+    # The score each verdict rests on: the best score, or with details in the question the best leading passage's
+    # that names them all (None: none does). Equal to top_rerank / top_cosine for most questions.
+    rerank_evidence: float | None = None
+    cosine_evidence: float | None = None
 
 
 @dataclass(frozen=True)
@@ -78,7 +82,7 @@ class VerdictFigures:
     meets_target: bool
     suggested_medium: float | None  # the highest threshold flagging <= 10% of answerable questions low on this set
     unanswerable_low_at_suggested: float | None
-    # Results whose score alone was not low, made low because a detail of the question is in none of the best passages
+    # Results whose best score was not low, made low because no leading passage names the question's details
     unanswerable_low_by_details: int = 0
     answerable_low_by_details: int = 0
 
@@ -117,6 +121,7 @@ def run_query(
     top_rerank = top_cosine = None
     head: tuple[float, ...] = ()
     unmentioned: dict[str, tuple[str, ...]] = {}
+    evidence: dict[str, float | None] = {}
     hybrid_hits: tuple[Hit, ...] = ()
     try:
         for mode in modes:
@@ -131,11 +136,15 @@ def run_query(
                 cosines = [h.cosine for h in result.hits[:VERDICT_K] if h.cosine is not None]
                 top_cosine = max(cosines) if cosines else None
                 unmentioned["cosine"] = result.unmentioned_details
+                # the search's own evidence is over all its hits; the verdict as `ltm search` gives it sees 8
+                evidence["cosine"] = (None if result.verdict_score is None or top_cosine is None
+                                      else min(top_cosine, result.verdict_score))
             if mode == "hybrid+rerank":
                 scores = sorted((h.rerank_score for h in result.hits if h.rerank_score is not None), reverse=True)
                 top_rerank = scores[0] if scores else None
                 head = tuple(scores[:5])
                 unmentioned["rerank"] = result.unmentioned_details
+                evidence["rerank"] = result.verdict_score
                 # The reranked head, then the fused tail the reranker never saw.
                 ranked[mode] = unique_in_order(
                     _ranked_docs(result.hits, doc_ids_of) + _ranked_docs(hybrid_hits, doc_ids_of)
@@ -145,7 +154,8 @@ def run_query(
     except InvalidInput as e:
         return QueryRun(query.query_id, query.text, query.relevant, {}, {}, None, None, error=str(e))
     return QueryRun(query.query_id, query.text, query.relevant, ranked, latency, top_rerank, top_cosine, None, head,
-                    unmentioned.get("rerank", ()), unmentioned.get("cosine", ()))
+                    unmentioned.get("rerank", ()), unmentioned.get("cosine", ()),
+                    evidence.get("rerank"), evidence.get("cosine"))
 
 
 # ---- scoring ---------------------------------------------------------------------------------------
@@ -176,14 +186,14 @@ def score_modes(runs: Sequence[QueryRun], modes: Sequence[Mode] = MODES) -> tupl
     return tuple(out)
 
 
-Judged = tuple[float | None, tuple[str, ...]]  # a result's best score and the details its best passages miss
+Judged = tuple[float | None, float | None]  # a result's best score, and the score its verdict rests on
 
 
 def share_low(results: Sequence[Judged], thresholds: Thresholds) -> float:
     """Share of results that earn a 'low' verdict."""
     if not results:
         return 0.0
-    return round(sum(verdict(s, thresholds, missing) == "low" for s, missing in results) / len(results), 4)
+    return round(sum(verdict(evidence, thresholds) == "low" for _, evidence in results) / len(results), 4)
 
 
 def suggest_medium_threshold(
@@ -196,10 +206,10 @@ def suggest_medium_threshold(
     Higher thresholds flag more unanswerable questions, so the highest allowed one is the best trade;
     None when no scores exist. The value sits midway between neighbouring scores, so it is not tied to one.
     """
-    known = sorted(s for s, missing in answerable if s is not None and not missing)
+    known = sorted(evidence for _, evidence in answerable if evidence is not None)
     if not known or not unanswerable:
         return None
-    missing = len(answerable) - len(known)  # no score, or a detail no passage names: low at any threshold
+    missing = len(answerable) - len(known)  # no passage to rest on (nothing, or none naming the details): always low
     allowed = int(max_answerable_low * len(answerable) + 1e-9) - missing
     if allowed < 0:
         return None
@@ -220,7 +230,7 @@ def verdict_figures(
         ("cosine", cosine_thresholds, "top_cosine"),
     ):
         def judged(r: QueryRun) -> Judged:
-            return getattr(r, attr), getattr(r, f"{basis}_unmentioned")
+            return getattr(r, attr), getattr(r, f"{basis}_evidence")
 
         ans = [judged(r) for r in runs if r.relevant and not r.error]
         una = [judged(r) for r in runs if not r.relevant and not r.error]
@@ -248,7 +258,7 @@ def verdict_figures(
 
 
 def _low_by_details(results: Sequence[Judged], thresholds: Thresholds) -> int:
-    return sum(1 for s, missing in results if missing and verdict(s, thresholds) != "low")
+    return sum(1 for best, evidence in results if verdict(best, thresholds) != "low" and verdict(evidence, thresholds) == "low")
 
 
 def evaluate_queries(

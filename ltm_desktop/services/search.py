@@ -1,7 +1,8 @@
 """Hybrid search: vector and full-text candidates, fused, reranked by a cross-encoder, with a verdict.
 
-The verdict judges the whole result by the absolute strength of its best passage, so a question the
-documents cannot answer comes back "low" with advice to say so, rather than a confident wrong answer.
+The verdict judges the whole result by the absolute strength of its best passage (with a year, month, unit, amount
+or street in the question: its best leading passage that names them), so a question the documents cannot answer
+comes back "low" with advice to say so, rather than a confident wrong answer.
 """
 
 from __future__ import annotations
@@ -17,12 +18,12 @@ from ltm_desktop.core.confidence import ADVICE, COSINE_THRESHOLDS, RERANK_THRESH
 from ltm_desktop.core.errors import InvalidInput
 from ltm_desktop.core.models import Candidate, Hit, SearchFilters, SearchResult
 from ltm_desktop.core.ports import Embedder, Reranker, SearchIndex, Vector
-from ltm_desktop.core.question_details import details_of, unmentioned_details
+from ltm_desktop.core.question_details import details_of, is_mentioned
 
 MAX_K = 50
 MAX_QUERY_CHARS = 2000
 MAX_CHECKED_WORDS = 30  # words of a question checked against the index (one probe each)
-DETAIL_PASSAGES = 3  # best passages in which a question's year, month, unit or amount must appear
+DETAIL_PASSAGES = 3  # best passages in which a question's year, month, unit, amount or street must appear
 # The detail check reads the document's path and opening with each passage: a lease names its apartment and a
 # statement its period in the first few hundred characters, often past the reranker's 300 (documents' openings in
 # the sample corpus name them within 1,000).
@@ -212,16 +213,29 @@ class SearchService:
             )
             if len(hits) >= k:
                 break
-        return self._judge(q, hits, use_rerank, self._unmentioned(q, hits[:DETAIL_PASSAGES], by_id))
+        return self._judge(q, hits, use_rerank, *self._detail_evidence(q, hits, by_id))
 
-    def _unmentioned(self, q: str, top: Sequence[Hit], by_id: dict[int, Candidate]) -> tuple[str, ...]:
-        """The question's details that none of the best passages, with its document's path and opening, names."""
-        if not top or not details_of(q):  # most questions have none: no query
-            return ()
+    def _detail_evidence(
+        self, q: str, hits: Sequence[Hit], by_id: dict[int, Candidate]
+    ) -> tuple[tuple[str, ...], Sequence[Hit]]:
+        """The question's details that none of the best passages names, and the passages the verdict may rest on.
+
+        Each of the best passages is read with its document's path and opening. Without details every hit may
+        carry the verdict; with them, only a leading passage that names them all: Birch Lane's radon report scoring
+        4.3 does not vouch for "the radon test at 14 Oak St" because an Oak Street furnace report ranks third.
+        """
+        details = details_of(q)
+        if not hits or not details:  # most questions have none: no query
+            return (), hits
+        top = hits[:DETAIL_PASSAGES]
         openings = self._index.leads([h.chunk_id for h in top], DETAIL_LEAD_CHARS)
-        passages = [f"{h.path}\n{by_id[h.chunk_id].context}\n{openings.get(h.chunk_id, '')}\n{by_id[h.chunk_id].text}"
-                    for h in top]
-        return tuple(d.label for d in unmentioned_details(q, passages))[:MAX_LISTED_DETAILS]
+        missing = []
+        for h in top:
+            c = by_id[h.chunk_id]
+            passage = f"{h.path}\n{c.context}\n{openings.get(h.chunk_id, '')}\n{c.text}"
+            missing.append({d for d in details if not is_mentioned(d, passage)})
+        unmentioned = tuple(d.label for d in details if all(d in m for m in missing))[:MAX_LISTED_DETAILS]
+        return unmentioned, [h for h, m in zip(top, missing) if not m]
 
     def _retrieve(
         self, q: str, filters: SearchFilters, mode: str, full_text: Future[list[Candidate]] | None
@@ -245,22 +259,25 @@ class SearchService:
         return vector, dense, full_text.result()
 
     def _judge(
-        self, q: str, hits: Sequence[Hit], reranked: bool, unmentioned: tuple[str, ...]
+        self, q: str, hits: Sequence[Hit], reranked: bool, unmentioned: tuple[str, ...], evidence: Sequence[Hit]
     ) -> SearchResult:
         if not hits:
             return SearchResult(q, "low", "none", "Nothing matched: the answer does not appear to be in the user's documents.", ())
         if reranked:
-            best = max(h.rerank_score or float("-inf") for h in hits)
-            conf = verdict(best, self.tuning.rerank_thresholds, unmentioned)
+            score = max((h.rerank_score for h in evidence if h.rerank_score is not None), default=None)
+            conf = verdict(score, self.tuning.rerank_thresholds)
             basis: Literal["rerank", "cosine"] = "rerank"
             advice = ADVICE[conf]
         else:
-            cosines = [h.cosine for h in hits if h.cosine is not None]
-            conf = verdict(max(cosines) if cosines else None, self.tuning.cosine_thresholds, unmentioned)
+            score = max((h.cosine for h in evidence if h.cosine is not None), default=None)
+            conf = verdict(score, self.tuning.cosine_thresholds)
             basis = "cosine"
             advice = ADVICE[conf] + " (Coarse verdict from vector similarity only: no reranker was used.)"
         if unmentioned:
             advice += (f" Details of the question that none of the best passages mentions: {', '.join(unmentioned)}."
-                       " A passage about another year, month, unit or amount does not answer it: if no passage has"
-                       " them, say the documents do not cover it.")
-        return SearchResult(q, conf, basis, advice, tuple(hits), unmentioned_details=unmentioned)
+                       " A passage about another year, month, unit, amount or street does not answer it: if no"
+                       " passage has them, say the documents do not cover it.")
+        elif not evidence:
+            advice += (" None of the best passages names all of the question's details together (its year, month,"
+                       " unit, amount or street): check that a passage is about exactly what was asked.")
+        return SearchResult(q, conf, basis, advice, tuple(hits), unmentioned_details=unmentioned, verdict_score=score)

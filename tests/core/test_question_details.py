@@ -1,4 +1,4 @@
-"""The detail check: which year, month, numbered unit/form or amount of a question the best passages never name."""
+"""The detail check: which year, month, numbered unit/form, amount or street of a question the best passages never name."""
 
 import pytest
 
@@ -12,7 +12,7 @@ def labels(question: str) -> list[str]:
 @pytest.mark.parametrize(
     ("question", "expected"),
     [
-        ("what's the rent on apartment 1 at 1300 forest ave", ["apartment 1"]),
+        ("what's the rent on apartment 1 at 1300 forest ave", ["apartment 1", "Forest Avenue"]),
         ("Seacoast 1098 box 1 for 2023 (the Maple loan)", ["2023", "box 1"]),
         ("ending balance on the july 2024 checking statement", ["2024", "July"]),
         ("Did Maria pay the $1,325 after the notice in July?", ["July", "$1,325"]),
@@ -29,7 +29,7 @@ def test_details_are_read_from_the_question(question, expected):
 @pytest.mark.parametrize(
     "question",
     [
-        "when does the Oak Street lease renew?",
+        "when does the lease renew?",
         "which unit a tenant lives in",  # "unit a" here is a word, not unit A
         "we may pay late; can I charge a fee?",  # "may" the verb is not the month
         "what did the form say about the 14-day notice",  # "form" without a number
@@ -79,3 +79,48 @@ def test_a_quarter_is_named_or_covered_by_one_of_its_months():
     assert is_mentioned(q2, "QUARTERLY STATEMENT. Statement period: April 1 - June 30, 2024")
     assert is_mentioned(q2, "Second quarter estimated payment")
     assert not is_mentioned(Detail("quarter", "1", "Q1"), "QUARTERLY STATEMENT. Statement period: April 1 - June 30, 2024")
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("when does the Oak Street lease renew?", ["Oak Street"]),
+        ("radon test result for the basement at 14 Oak St", ["Oak Street"]),
+        ("cedar ct special assessment", ["Cedar Court"]),
+        ("Is the Maple Ave mortgage fixed or adjustable?", ["Maple Avenue"]),
+        ("pet deposit birch ln", ["Birch Lane"]),
+        ("the rent at 12 Main Street", ["Main Street"]),
+        ("who plows Elm Drive", ["Elm Drive"]),
+    ],
+)
+def test_a_street_is_a_detail_in_any_of_its_written_forms(question, expected):
+    assert labels(question) == expected
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "darnell's place, 1 bed or 2?",  # "place" and "way" are prose far more often than addresses
+        "once joan files the eviction, roughly how long till the court hearing",
+        "what did the housing court decide",
+        "is the backup on the usb drive",
+        "called dr smith about the leak",  # a doctor, not Called Drive
+        "did we visit st paul for the conference",
+        "the best way to pay",
+    ],
+)
+def test_phrases_that_only_look_like_streets_are_not_details(question):
+    assert details_of(question) == []
+
+
+def test_a_street_is_recognised_however_the_passage_or_its_path_writes_it():
+    oak = Detail("street", "oak street", "Oak Street")
+    assert is_mentioned(oak, "Property: 14 OAK STREET, Portland, ME 04101")
+    assert is_mentioned(oak, "Site: 14 Oak St., Unit A")
+    assert is_mentioned(oak, "/home/me/Properties/14-oak-st/radon_2024.pdf")
+    assert not is_mentioned(oak, "Property: 9 Birch Lane, Westbrook")
+    assert not is_mentioned(oak, "the old oak tree on Street Road")
+    assert is_mentioned(Detail("street", "elm drive", "Elm Drive"), "22 Elm Dr")
+    passages = ["RADON TEST REPORT. Property: 9 Birch Lane, Westbrook. Result: 2.1 pCi/L"]
+    assert [d.label for d in unmentioned_details("radon test at 14 Oak St", passages)] == ["Oak Street"]
+    assert unmentioned_details("radon test at birch lane", passages) == []

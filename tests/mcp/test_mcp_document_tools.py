@@ -203,9 +203,11 @@ async def test_a_detail_no_passage_mentions_is_listed_and_the_verdict_is_low(ind
     out = r.structured_content
     assert out["hits"][0]["path"].endswith("harbor-lease-2024.pdf")
     assert out["unmentioned_details"] == ["apartment 7"] and out["confidence"] == "low"
-    assert "apartment 7" in out["advice"]
+    assert "apartment 7" in out["advice"] and out["verdict_score"] is None  # no passage names it to rest on
     r = await call(indexed, "ltm_search", {"query": "what is the monthly rent for apartment 4B at 118 Harbor Street?"})
-    assert r.structured_content["unmentioned_details"] == [] and r.structured_content["confidence"] != "low"
+    out = r.structured_content
+    assert out["unmentioned_details"] == [] and out["confidence"] != "low"
+    assert out["verdict_score"] == out["hits"][0]["rerank_score"]
 
 
 async def test_the_server_tells_the_model_how_to_read_the_verdict_and_its_evidence(indexed):

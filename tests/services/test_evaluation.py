@@ -41,7 +41,8 @@ def test_percentile_interpolates_and_documents_count_once():
 
 def _run(qid: str, relevant: dict[str, int], top: float | None, ranked: list[str] | None = None) -> QueryRun:
     ranked = ranked or []
-    return QueryRun(qid, qid, relevant, {"hybrid": ranked}, {"hybrid": 5.0}, top, top)
+    return QueryRun(qid, qid, relevant, {"hybrid": ranked}, {"hybrid": 5.0}, top, top,
+                    rerank_evidence=top, cosine_evidence=top)
 
 
 def test_scores_average_over_answerable_questions_only():
@@ -61,25 +62,29 @@ def test_verdict_figures_split_answerable_from_unanswerable():
 
 
 def test_suggested_threshold_keeps_answerable_low_within_the_target():
-    answerable = [(float(s), ()) for s in range(1, 21)]  # 20 scores 1..20: 10% is two of them
-    unanswerable = [(-3.0, ()), (0.0, ()), (2.4, ()), (8.0, ())]
+    answerable = [(float(s), float(s)) for s in range(1, 21)]  # 20 scores 1..20: 10% is two of them
+    unanswerable = [(-3.0, -3.0), (0.0, 0.0), (2.4, 2.4), (8.0, 8.0)]
     t = suggest_medium_threshold(answerable, unanswerable)
     assert 2 < t < 3
     assert share_low(answerable, Thresholds(99, t)) == 0.10
     assert share_low(unanswerable, Thresholds(99, t)) == 0.75
     # A question with no score at all is always low, so it uses up the allowance first.
-    assert suggest_medium_threshold([(None, ()), (None, ()), *answerable[2:]], unanswerable) < 3
-    # So is one whose best passages miss a detail of the question, whatever its score.
-    assert suggest_medium_threshold([(19.0, ("2023",)), (20.0, ("2023",)), *answerable[2:]], unanswerable) < 3
+    assert suggest_medium_threshold([(None, None), (None, None), *answerable[2:]], unanswerable) < 3
+    # So is one with no passage naming the question's details to rest on, whatever its best score.
+    assert suggest_medium_threshold([(19.0, None), (20.0, None), *answerable[2:]], unanswerable) < 3
+    # The threshold applies to the score the verdict rests on, not to the best score.
+    assert suggest_medium_threshold([(19.0, -1.0), (20.0, 0.0), *answerable[2:]], unanswerable) < 3
 
 
-def test_a_detail_no_passage_mentions_makes_the_verdict_low_in_the_figures():
+def test_the_figures_judge_the_score_the_verdict_rests_on():
     runs = [_run(f"q{i}", {"a": 1}, s) for i, s in enumerate([6.0, 4.0, 2.0, 0.5])]
-    runs += [_run("u0", {}, -6.0), dataclasses.replace(_run("u1", {}, 8.0), rerank_unmentioned=("apartment 1",))]
+    runs += [_run("u0", {}, -6.0), dataclasses.replace(_run("u1", {}, 8.0), rerank_evidence=None),
+             dataclasses.replace(_run("u2", {}, 7.0), rerank_evidence=-2.0)]
     rerank, cosine = verdict_figures(runs, Thresholds(5.0, 1.0), Thresholds(0.8, 0.7))
-    assert rerank.unanswerable_flagged_low == 1.0  # 8.0 would be "high", but apartment 1 is in no passage
-    assert cosine.unanswerable_flagged_low == 0.5  # the cosine search's passages were not found missing anything
-    assert (rerank.unanswerable_low_by_details, rerank.answerable_low_by_details) == (1, 0)
+    # 8.0 and 7.0 would be "high", but no passage naming the details scored (u1), or the one that did scored -2 (u2)
+    assert rerank.unanswerable_flagged_low == 1.0
+    assert cosine.unanswerable_flagged_low == pytest.approx(1 / 3, abs=1e-4)  # the cosine search's evidence was its best
+    assert (rerank.unanswerable_low_by_details, rerank.answerable_low_by_details) == (2, 0)
 
 
 # ---- the BEIR loader: every malformed input names its file and line ----------------------------------

@@ -243,13 +243,29 @@ def test_a_year_no_passage_mentions_makes_the_verdict_low_and_is_named(indexed, 
     r = container.search.search("when was the first half of the 2023 property tax for 12 Oak Street due", k=3)
     assert r.hits[0].path.endswith("county tax bill 2025.pdf")
     assert r.unmentioned_details == ("2023",) and r.confidence == "low"
-    assert "2023" in r.advice and "another year, month, unit or amount" in r.advice
+    assert "2023" in r.advice and "another year, month, unit, amount or street" in r.advice
     r = container.search.search("when was the first half of the 2025 property tax for 12 Oak Street due", k=3)
     assert r.unmentioned_details == () and r.confidence != "low"
     assert "none of the best passages" not in r.advice
     # The search without the reranker checks the same passages' text.
     r = container.search.search("how much was the 2023 tax bill for Oak Street", k=3, rerank=False)
     assert r.unmentioned_details == ("2023",) and r.confidence == "low"
+
+
+def test_the_verdict_rests_only_on_a_passage_that_names_the_details(indexed, container):
+    # The furnace email is about 5 Maple Avenue. Asked about 12 Oak Street's furnace, it still ranks first, and the
+    # Oak Street lease among the next passages names the street: the verdict may not borrow the email's score.
+    r = container.search.search("what filter size does the furnace at 12 Oak Street take", k=3)
+    assert r.hits[0].path.endswith("hvac.eml")
+    assert any("Oak Street" in h.path or "Oak Street" in h.snippet for h in r.hits[1:])
+    assert r.unmentioned_details == ()  # the street is named, just not by the passage that answers
+    assert r.confidence == "low" and r.verdict_score is not None and r.verdict_score < r.hits[0].rerank_score
+    r = container.search.search("what filter size does the furnace at 5 Maple Avenue take", k=3)
+    assert r.hits[0].path.endswith("hvac.eml") and r.confidence != "low"
+    assert r.verdict_score == r.hits[0].rerank_score
+    # A street named by no passage at all is listed, like a year
+    r = container.search.search("what filter size does the furnace at 40 Birch Lane take", k=3)
+    assert r.unmentioned_details == ("Birch Lane",) and r.confidence == "low" and r.verdict_score is None
 
 
 def test_a_question_listing_many_details_gets_a_bounded_list(indexed, container):
