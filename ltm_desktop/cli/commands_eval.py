@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import tempfile
 import time
@@ -44,9 +45,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_eval)
 
 
+def _interrupted(*_: object) -> None:
+    raise KeyboardInterrupt
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from ltm_desktop.bootstrap import Container
 
+    # A terminated eval unwinds like Ctrl-C, so its throwaway Postgres is stopped and its folder deleted (the default
+    # SIGTERM action left both behind, found after killing one).
+    signal.signal(signal.SIGTERM, _interrupted)
     c = Container()
     try:
         if args.on_my_documents:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import psycopg
+import pytest
 
 from ltm_desktop.adapters.postgres.passage_sampler import PgPassageSampler
 from ltm_desktop.adapters.postgres.scratch_store import analyze_database, list_scratch_databases, scratch_database
@@ -188,3 +191,48 @@ def test_cli_eval_held_out_questions_belong_to_the_sample_corpus(tmp_path, cli_e
     result = _ltm(["eval", str(make_dataset(tmp_path / "ds")), "--held-out"], cli_env)
     assert result.returncode == 1
     assert result.stderr.strip() == "ltm: --held-out picks the sample corpus's hand-written questions: use it with --sample"
+
+
+@pytest.mark.parametrize("when", ["starting", "ready"])
+def test_a_terminated_eval_stops_and_deletes_its_throwaway_postgres(tmp_path, cli_env, when):
+    """Without a configured server the eval starts its own Postgres in a temp folder; SIGTERM (a supervisor, `kill`)
+    must unwind like Ctrl-C, or the server keeps running and the folder stays (seen after killing one). Both while
+    the server is being created (initdb) and once it serves the eval."""
+    import os
+    import signal
+    import time
+
+    env = {k: v for k, v in cli_env.items() if k != "LTM_DATABASE_URL"}
+    env["TMPDIR"] = tempfile.mkdtemp(prefix="ltm-t-")  # short: the server's unix socket lives in its folder
+    proc = subprocess.Popen([sys.executable, "-m", "ltm_desktop", "eval", str(make_dataset(tmp_path / "ds"))],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        def pid_file_says() -> str:
+            for f in Path(env["TMPDIR"]).glob("ltm-ev-*/pg/postmaster.pid"):
+                with contextlib.suppress(OSError):
+                    return f.read_text()
+            return ""
+
+        while not (pid_file_says() if when == "starting" else "ready" in pid_file_says()):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.poll() else "timeout"
+            time.sleep(0.05)
+        postmaster = abs(int(pid_file_says().split()[0]))
+        proc.send_signal(signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    leftovers = list(Path(env["TMPDIR"]).glob("ltm-ev-*"))
+    shutil.rmtree(env["TMPDIR"], ignore_errors=True)
+    assert proc.returncode == 130, stderr
+    assert "ltm: interrupted" in stderr
+    assert leftovers == []  # the throwaway store's folder is gone
+    deadline = time.monotonic() + 30
+    while True:  # and its server with it (stopping is asynchronous at the very end)
+        try:
+            os.kill(postmaster, 0)
+        except ProcessLookupError:
+            break
+        assert time.monotonic() < deadline, f"postgres {postmaster} still running"
+        time.sleep(0.2)

@@ -65,14 +65,52 @@ def temporary_server() -> Iterator[str]:
     try:
         try:
             server = pgs.get_server(folder / "pg", cleanup_mode="stop")
-        except Exception as e:  # pgserver raises bare Exceptions and subprocess errors
-            raise StoreUnavailable(f"could not start a temporary Postgres for the evaluation ({type(e).__name__}: {e})") from e
+        except BaseException as e:
+            # Interrupted (Ctrl-C, SIGTERM) or failed while starting: the postmaster may be up with no handle to stop
+            # it by, and deleting the folder under it left both behind (seen in a test that terminates an eval).
+            _stop_postgres_in(folder / "pg")
+            if isinstance(e, Exception):  # pgserver raises bare Exceptions and subprocess errors
+                raise StoreUnavailable(
+                    f"could not start a temporary Postgres for the evaluation ({type(e).__name__}: {e})") from e
+            raise
         try:
             yield server.get_uri()
         finally:
             server.cleanup()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _stop_postgres_in(pgdata: Path, wait_s: float = 15.0) -> None:
+    """Stop every Postgres process working in `pgdata`: a running server, or initdb's bootstrap backend.
+
+    Each postgres process works with its data directory as current directory, which finds them all, including the
+    backend initdb had started when it was killed (subprocess.run kills its child when interrupted): left alone, it
+    keeps writing into the folder being deleted. The postmaster gets a fast shutdown (SIGINT), any other a SIGTERM.
+    """
+    import signal
+
+    import psutil
+
+    root = os.path.realpath(pgdata)
+    found = []
+    for proc in psutil.process_iter():
+        try:
+            cwd = proc.cwd()
+        except (psutil.Error, OSError):  # gone, or another user's process
+            continue
+        if cwd == root or cwd.startswith(root + os.sep):
+            found.append(proc)
+    try:  # a running server's pid; initdb's backend writes its own, negated
+        postmaster = int((pgdata / "postmaster.pid").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        postmaster = 0
+    for proc in found:
+        with contextlib.suppress(psutil.Error):
+            proc.send_signal(signal.SIGINT if proc.pid == postmaster else signal.SIGTERM)
+    _, alive = psutil.wait_procs(found, timeout=wait_s)
+    if alive:
+        log.warning("Postgres processes %s in %s did not stop", [p.pid for p in alive], pgdata)
 
 
 def analyze_database(uri: str) -> None:

@@ -15,7 +15,12 @@ import psycopg
 
 from ltm_desktop.adapters.postgres.database import Database
 from ltm_desktop.adapters.postgres.document_store import as_vector
-from ltm_desktop.adapters.postgres.fulltext import MAX_RANKED_ROWS, TermStats, tsquery_cte_bounded
+from ltm_desktop.adapters.postgres.fulltext import (
+    MAX_RANKED_ROWS,
+    TermStats,
+    tsquery_cte_bounded,
+    tsquery_cte_known_terms,
+)
 from ltm_desktop.adapters.postgres.model_pin import EMBEDDINGS_TABLE, read_pin
 from ltm_desktop.core.models import Candidate, DocumentInfo, IssueRecord, ModelPin, SearchFilters
 from ltm_desktop.core.ports import ChunkDetail, Vector
@@ -80,9 +85,13 @@ def _quote_lexeme(lexeme: str) -> str:
 class PgSearchIndex:
     def __init__(
         self, db: Database, ef_search: int | None = None, lexical_pool: int | None = LEXICAL_POOL,
-        max_ranked_rows: int = MAX_RANKED_ROWS,
+        max_ranked_rows: int = MAX_RANKED_ROWS, retry_known_terms: bool = False,
     ) -> None:
         self._db = db
+        # True: when the question's rare terms are in no document, ask for its common ones together. Measured and
+        # not shipped: at 100k chunks it fills the full-text list for 40 of 382 questions that had none, and hybrid
+        # + rerank nDCG@10 falls 0.005 on both question sets (bench/study_fulltext_retry.py, docs/retrieval.md).
+        self._retry_known_terms = retry_known_terms
         self._fixed_ef = ef_search  # None: scale with the index size
         self._lexical_pool = lexical_pool  # None: cover density over every matching row
         self._term_stats = TermStats("chunks", max_rows=max_ranked_rows)
@@ -131,6 +140,8 @@ class PgSearchIndex:
         with self._db.connection() as conn:
             params.update(self._term_stats.params(conn))
             rows = conn.execute(f"{tsquery_cte_bounded()} {ranked}", params).fetchall()
+            if not rows and self._retry_known_terms:
+                rows = conn.execute(f"{tsquery_cte_known_terms()} {ranked}", params).fetchall()
         return [Candidate(r[0], r[1], r[2], None, i + 1, None) for i, r in enumerate(rows)]
 
     def cosines(self, vector: Vector, chunk_ids: Sequence[int]) -> dict[int, float]:
