@@ -3,10 +3,11 @@
 The full-text query ORs a question's rare terms and drops its common ones; a term missing from the statistics counts
 as rare. When those rare terms are in no document at all, the query matched nothing, and full text contributed
 nothing to the hybrid ranking. The retry asks for the question's known (statistics-listed) terms together instead
-(fulltext.tsquery_cte_known_terms; PgSearchIndex(retry_known_terms=True)); it was not kept. Here, on the haystack store (the sample corpus among 100,000 synthetic chunks,
-bench/haystack_eval.py), both question sets run with and without the retry: how many questions full text answered
-with nothing, and lexical / hybrid / hybrid + rerank nDCG@10, Recall@10 and MRR@10 (hits on synthetic chunks count as
-wrong). Results: bench/results/study_fulltext_retry.json.
+(fulltext.tsquery_cte_known_terms; PgSearchIndex(retry_known_terms=True)); it was not kept. Here, on the haystack
+store (the sample corpus among 100,000 synthetic chunks, bench/haystack_eval.py), both question sets run with and
+without the retry: how many questions full text answered with nothing, and lexical / hybrid / hybrid + rerank
+nDCG@10, Recall@10 and MRR@10 (hits on synthetic chunks count as wrong). Results:
+bench/results/study_fulltext_retry.json.
 
 Run:  LTM_MODELS_DIR=$PWD/.models .venv/bin/python bench/study_fulltext_retry.py --store /tmp/haystack [--quick]
 """

@@ -7,6 +7,7 @@ import json
 import signal
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -54,7 +55,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     # A terminated eval unwinds like Ctrl-C, so its throwaway Postgres is stopped and its folder deleted (the default
     # SIGTERM action left both behind, found after killing one).
-    signal.signal(signal.SIGTERM, _interrupted)
+    if threading.current_thread() is threading.main_thread():  # signal handlers can only be set there
+        signal.signal(signal.SIGTERM, _interrupted)
     c = Container()
     try:
         if args.on_my_documents:

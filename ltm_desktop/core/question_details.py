@@ -52,7 +52,8 @@ _NOT_STREET_NAMES = frozenset(
     # "visit st paul": a saint, not Visit Street
     "visit visited visiting call called calling see saw met ask asked tell told "
     "housing claims small district county family superior supreme municipal probate bankruptcy federal state city "
-    "traffic appeals tennis basketball food "
+    "traffic appeals tennis basketball food eviction landlord tenant divorce "
+    "long short new old big same other next last "  # "a long drive", "the next street over" (not "first": First St)
     "hard flash usb thumb test external google shared network disk "
     "fast slow bike memory turn left right passing".split()
 )

@@ -258,7 +258,8 @@ def verdict_figures(
 
 
 def _low_by_details(results: Sequence[Judged], thresholds: Thresholds) -> int:
-    return sum(1 for best, evidence in results if verdict(best, thresholds) != "low" and verdict(evidence, thresholds) == "low")
+    return sum(1 for best, evidence in results
+               if verdict(best, thresholds) != "low" and verdict(evidence, thresholds) == "low")
 
 
 def evaluate_queries(

@@ -91,6 +91,7 @@ def test_a_quarter_is_named_or_covered_by_one_of_its_months():
         ("pet deposit birch ln", ["Birch Lane"]),
         ("the rent at 12 Main Street", ["Main Street"]),
         ("who plows Elm Drive", ["Elm Drive"]),
+        ("the rent at 12 First Street", ["First Street"]),
     ],
 )
 def test_a_street_is_a_detail_in_any_of_its_written_forms(question, expected):
@@ -103,6 +104,8 @@ def test_a_street_is_a_detail_in_any_of_its_written_forms(question, expected):
         "darnell's place, 1 bed or 2?",  # "place" and "way" are prose far more often than addresses
         "once joan files the eviction, roughly how long till the court hearing",
         "what did the housing court decide",
+        "when is the eviction court date",
+        "is it a long drive from the office",
         "is the backup on the usb drive",
         "called dr smith about the leak",  # a doctor, not Called Drive
         "did we visit st paul for the conference",
