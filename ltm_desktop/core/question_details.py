@@ -53,7 +53,7 @@ _NOT_STREET_NAMES = frozenset(
     "visit visited visiting call called calling see saw met ask asked tell told "
     "housing claims small district county family superior supreme municipal probate bankruptcy federal state city "
     "traffic appeals tennis basketball food eviction landlord tenant divorce "
-    "long short new old big same other next last "  # "a long drive", "the next street over" (not "first": First St)
+    "long short new old big other next last "  # "a long drive", "the next street over" (not "first": First St)
     "hard flash usb thumb test external google shared network disk "
     "fast slow bike memory turn left right passing".split()
 )
@@ -68,7 +68,7 @@ _QUARTER = re.compile(r"\bq([1-4])\b|\b(first|1st|second|2nd|third|3rd|fourth|4t
 _AMOUNT = re.compile(r"\$\s?(\d[\d,]*(?:\.\d{1,2})?)")
 _NUMBER = re.compile(r"(?<![\d.])\d[\d,]*(?:\.\d+)?")
 _SHORT_DATE = re.compile(r"(?<!\d)(\d{1,2})/(\d{1,2})/(\d{2}|\d{4})(?!\d)")
-_STREET_IN_QUESTION = re.compile(r"\b([a-z][a-z']*)\s+(" + "|".join(_STREET_FORMS) + r")\b(?!')")
+_STREET_IN_QUESTION = re.compile(r"\b([a-z][a-z']*)\s+(" + "|".join(_STREET_FORMS) + r")\b")
 _PATH_SEPARATORS = re.compile(r"[-_/\\]+")
 
 

@@ -91,6 +91,7 @@ def test_a_quarter_is_named_or_covered_by_one_of_its_months():
         ("pet deposit birch ln", ["Birch Lane"]),
         ("the rent at 12 Main Street", ["Main Street"]),
         ("who plows Elm Drive", ["Elm Drive"]),
+        ("when was the maple ave's boiler serviced", ["Maple Avenue"]),
         ("the rent at 12 First Street", ["First Street"]),
     ],
 )
