@@ -100,6 +100,16 @@ def lexical_ms(index: PgSearchIndex, queries) -> dict[str, float]:
     return {"p50_ms": round(percentile(times, 50), 2), "p95_ms": round(percentile(times, 95), 2)}
 
 
+def score_sets(service: SearchService, sets: dict, paths: dict[str, str], modes) -> dict[str, dict]:
+    """nDCG@10, Recall@10 and MRR@10 per question set and mode, hits on synthetic chunks counted as wrong."""
+    out = {}
+    for name, questions in sets.items():
+        scores, _, _ = evaluate_queries(questions.queries, service, judged_lookup(paths),
+                                        service.tuning.rerank_thresholds, service.tuning.cosine_thresholds, modes=modes)
+        out[name] = {m.mode: {"ndcg_10": m.ndcg_10, "recall_10": m.recall_10, "mrr_10": m.mrr_10} for m in scores}
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--chunks", type=int, default=100_000)
@@ -124,13 +134,7 @@ def main() -> int:
             index = PgSearchIndex(store.read_db, lexical_pool=pool, max_ranked_rows=max_rows)
             service = SearchService(index, store.embedder, store.reranker)
             wanted = ("lexical", "hybrid", "hybrid+rerank") if rerank and not args.quick else ("lexical", "hybrid")
-            result = {}
-            for name, questions in sets.items():
-                modes, _, _ = evaluate_queries(questions.queries, service, judged_lookup(paths),
-                                               service.tuning.rerank_thresholds, service.tuning.cosine_thresholds,
-                                               modes=wanted)
-                result[name] = {m.mode: {"ndcg_10": m.ndcg_10, "recall_10": m.recall_10, "mrr_10": m.mrr_10}
-                                for m in modes}
+            result = score_sets(service, sets, paths, wanted)
             result["lexical_sql"] = lexical_ms(index, sets["generated"].queries[:100])
             report["variants"][label] = result
             print(label, json.dumps(result), flush=True)

@@ -24,14 +24,13 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_search import stop_store  # noqa: E402
-from haystack_eval import judged_lookup, lexical_ms, open_haystack  # noqa: E402
+from haystack_eval import lexical_ms, open_haystack, score_sets  # noqa: E402
 
 from ltm_desktop.adapters.postgres.search_index import PgSearchIndex  # noqa: E402
 from ltm_desktop.bootstrap import configure_environment  # noqa: E402
 from ltm_desktop.core.models import SearchFilters  # noqa: E402
 from ltm_desktop.sample_corpus import sample_corpus_dir, sample_questions_dir  # noqa: E402
 from ltm_desktop.services.eval_dataset import load_beir, with_questions  # noqa: E402
-from ltm_desktop.services.evaluation import evaluate_queries  # noqa: E402
 from ltm_desktop.services.search import SearchService  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
@@ -53,13 +52,8 @@ def main() -> int:
             index = PgSearchIndex(store.read_db, retry_known_terms=retry)
             service = SearchService(index, store.embedder, store.reranker)
             modes = ("lexical", "hybrid") if args.quick else ("lexical", "hybrid", "hybrid+rerank")
-            result = {}
+            result = score_sets(service, sets, paths, modes)
             for name, questions in sets.items():
-                scores, _, _ = evaluate_queries(questions.queries, service, judged_lookup(paths),
-                                                service.tuning.rerank_thresholds, service.tuning.cosine_thresholds,
-                                                modes=modes)
-                result[name] = {m.mode: {"ndcg_10": m.ndcg_10, "recall_10": m.recall_10, "mrr_10": m.mrr_10}
-                                for m in scores}
                 result[name]["questions_full_text_found_nothing_for"] = sum(
                     not index.lexical(q.text, 50, SearchFilters()) for q in questions.queries)
                 result[name]["questions"] = len(questions.queries)

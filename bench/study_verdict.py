@@ -13,6 +13,7 @@ Run:  LTM_MODELS_DIR=.models .venv/bin/python bench/study_verdict.py
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import math
@@ -246,21 +247,28 @@ def question_rows(service, index, dataset, question_set: str) -> list[dict]:
     return rows
 
 
+@contextlib.contextmanager
+def sample_store(prefix: str):
+    """A scratch store holding the sample corpus, analysed: (store, {set name: questions}, path -> corpus id)."""
+    configure_environment()
+    home = Path(tempfile.mkdtemp(prefix=prefix))
+    base = Container(Settings(home=home, models_dir=str(ROOT / ".models"), ingest_workers=1))
+    dataset = load_beir(sample_corpus_dir(home / "cache"))
+    sets = {"generated": dataset, "hand-written": with_questions(dataset, sample_questions_dir())}
+    with base.scratch() as scratch, tempfile.TemporaryDirectory() as work:
+        paths, _, _ = ingest_dataset(dataset, Path(work), scratch.ingest.ingest_paths)
+        analyze_database(scratch.settings.database_url)
+        yield scratch, sets, paths
+
+
 def main() -> int:
     if sys.argv[1:2] == ["--rows"]:  # re-analyse saved rows without searching again
         report = analyse(json.loads(Path(sys.argv[2]).read_text())["rows"])
         (RESULTS / "study_verdict.json").write_text(json.dumps(report, indent=2))
         print(json.dumps({k: v for k, v in report.items() if k != "rows"}, indent=2))
         return 0
-    configure_environment()
-    home = Path(tempfile.mkdtemp(prefix="ltm-verdict-"))
-    base = Container(Settings(home=home, models_dir=str(ROOT / ".models"), ingest_workers=1))
-    dataset = load_beir(sample_corpus_dir(home / "cache"))
-    sets = {"generated": dataset, "hand-written": with_questions(dataset, sample_questions_dir())}
     rows = []
-    with base.scratch() as scratch, tempfile.TemporaryDirectory() as work:
-        ingest_dataset(dataset, Path(work), scratch.ingest.ingest_paths)
-        analyze_database(scratch.settings.database_url)
+    with sample_store("ltm-verdict-") as (scratch, sets, _):
         for name, questions in sets.items():
             rows += question_rows(scratch.search, scratch.search_index, questions, name)
     report = analyse(rows)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import re
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -26,17 +25,12 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import psycopg  # noqa: E402
-from study_verdict import caught_at, low_rates, threshold_at  # noqa: E402
+from study_verdict import caught_at, low_rates, sample_store, threshold_at  # noqa: E402
 
-from ltm_desktop.adapters.postgres.scratch_store import analyze_database  # noqa: E402
-from ltm_desktop.bootstrap import Container, configure_environment  # noqa: E402
 from ltm_desktop.core.models import Candidate, SearchFilters  # noqa: E402
-from ltm_desktop.sample_corpus import sample_corpus_dir, sample_questions_dir  # noqa: E402
-from ltm_desktop.services.eval_dataset import load_beir, with_questions  # noqa: E402
 from ltm_desktop.services.eval_metrics import mrr_at, ndcg_at  # noqa: E402
-from ltm_desktop.services.evaluation import doc_id_lookup, ingest_dataset  # noqa: E402
+from ltm_desktop.services.evaluation import doc_id_lookup  # noqa: E402
 from ltm_desktop.services.search import rerank_passage  # noqa: E402
-from ltm_desktop.settings import Settings  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 WINDOWS = (300, 500)  # window sizes in characters, sentence-aligned
@@ -145,15 +139,8 @@ def main() -> int:
     if sys.argv[1:2] == ["--rows"]:
         rows = json.loads(Path(sys.argv[2]).read_text())["rows"]
     else:
-        configure_environment()
-        home = Path(tempfile.mkdtemp(prefix="ltm-windows-"))
-        base = Container(Settings(home=home, models_dir=str(ROOT / ".models"), ingest_workers=1))
-        dataset = load_beir(sample_corpus_dir(home / "cache"))
-        sets = {"generated": dataset, "hand-written": with_questions(dataset, sample_questions_dir())}
         rows = []
-        with base.scratch() as scratch, tempfile.TemporaryDirectory() as work:
-            paths, _, _ = ingest_dataset(dataset, Path(work), scratch.ingest.ingest_paths)
-            analyze_database(scratch.settings.database_url)
+        with sample_store("ltm-windows-") as (scratch, sets, paths):
             for name, questions in sets.items():
                 rows += question_rows(scratch, questions, doc_id_lookup(paths), name)
     report = {"analysis": analyse(rows), "rows": rows}

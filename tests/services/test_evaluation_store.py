@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import psycopg
@@ -193,75 +196,69 @@ def test_cli_eval_held_out_questions_belong_to_the_sample_corpus(tmp_path, cli_e
     assert result.stderr.strip() == "ltm: --held-out picks the sample corpus's hand-written questions: use it with --sample"
 
 
+def _eval_child(tmp_path: Path, cli_env: dict[str, str], **popen) -> tuple[subprocess.Popen, Path]:
+    """`ltm eval` in a child process with no configured server (so it starts its own), under a short TMPDIR."""
+    env = {k: v for k, v in cli_env.items() if k != "LTM_DATABASE_URL"}
+    env["TMPDIR"] = tempfile.mkdtemp(prefix="ltm-t-")  # short: the server's unix socket lives in its folder
+    proc = subprocess.Popen([sys.executable, "-m", "ltm_desktop", "eval", str(make_dataset(tmp_path / "ds"))],
+                            env=env, **popen)
+    return proc, Path(env["TMPDIR"])
+
+
+def _wait_for_server(proc: subprocess.Popen, tmp: Path, ready: bool) -> int:
+    """The pid in the eval's postmaster.pid once it exists (ready=False: initdb's, negated) or says "ready"."""
+    deadline = time.monotonic() + 120
+    while True:
+        text = ""
+        for f in tmp.glob("ltm-ev-*/pg/postmaster.pid"):
+            with contextlib.suppress(OSError):
+                text = f.read_text()
+        if text and (not ready or "ready" in text):
+            return abs(int(text.split()[0]))
+        assert proc.poll() is None and time.monotonic() < deadline, "the eval ended or its server never started"
+        time.sleep(0.05)
+
+
+def _wait_until_gone(pid: int) -> None:
+    deadline = time.monotonic() + 30
+    while True:  # stopping is asynchronous at the very end
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        assert time.monotonic() < deadline, f"postgres {pid} still running"
+        time.sleep(0.2)
+
+
 @pytest.mark.parametrize("when", ["starting", "ready"])
 def test_a_terminated_eval_stops_and_deletes_its_throwaway_postgres(tmp_path, cli_env, when):
     """Without a configured server the eval starts its own Postgres in a temp folder; SIGTERM (a supervisor, `kill`)
     must unwind like Ctrl-C, or the server keeps running and the folder stays (seen after killing one). Both while
     the server is being created (initdb) and once it serves the eval."""
-    import os
-    import signal
-    import time
-
-    env = {k: v for k, v in cli_env.items() if k != "LTM_DATABASE_URL"}
-    env["TMPDIR"] = tempfile.mkdtemp(prefix="ltm-t-")  # short: the server's unix socket lives in its folder
-    proc = subprocess.Popen([sys.executable, "-m", "ltm_desktop", "eval", str(make_dataset(tmp_path / "ds"))],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc, tmp = _eval_child(tmp_path, cli_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 120
-        def pid_file_says() -> str:
-            for f in Path(env["TMPDIR"]).glob("ltm-ev-*/pg/postmaster.pid"):
-                with contextlib.suppress(OSError):
-                    return f.read_text()
-            return ""
-
-        while not (pid_file_says() if when == "starting" else "ready" in pid_file_says()):
-            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.poll() else "timeout"
-            time.sleep(0.05)
-        postmaster = abs(int(pid_file_says().split()[0]))
+        postmaster = _wait_for_server(proc, tmp, ready=when == "ready")
         proc.send_signal(signal.SIGTERM)
         _, stderr = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             proc.kill()
-    leftovers = list(Path(env["TMPDIR"]).glob("ltm-ev-*"))
-    shutil.rmtree(env["TMPDIR"], ignore_errors=True)
+    leftovers = list(tmp.glob("ltm-ev-*"))
+    shutil.rmtree(tmp, ignore_errors=True)
     assert proc.returncode == 130, stderr
     assert "ltm: interrupted" in stderr
     assert leftovers == []  # the throwaway store's folder is gone
-    deadline = time.monotonic() + 30
-    while True:  # and its server with it (stopping is asynchronous at the very end)
-        try:
-            os.kill(postmaster, 0)
-        except ProcessLookupError:
-            break
-        assert time.monotonic() < deadline, f"postgres {postmaster} still running"
-        time.sleep(0.2)
+    _wait_until_gone(postmaster)  # and its server with it
 
 
 def test_a_killed_evals_throwaway_postgres_is_removed_by_the_next_eval(tmp_path, cli_env, monkeypatch):
     """SIGKILL (or "End task" on Windows) runs no handler: the server and its folder stay. The next eval that starts
     a throwaway server stops and deletes any whose owner process is gone."""
-    import os
-    import signal
-    import time
-
     from ltm_desktop.adapters.postgres.scratch_store import temporary_server
 
-    env = {k: v for k, v in cli_env.items() if k != "LTM_DATABASE_URL"}
-    env["TMPDIR"] = tempfile.mkdtemp(prefix="ltm-t-")
-    tmp = Path(env["TMPDIR"])
-    proc = subprocess.Popen([sys.executable, "-m", "ltm_desktop", "eval", str(make_dataset(tmp_path / "ds"))],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc, tmp = _eval_child(tmp_path, cli_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            files = list(tmp.glob("ltm-ev-*/pg/postmaster.pid"))
-            text = files[0].read_text() if files else ""
-            if "ready" in text:
-                break
-            assert proc.poll() is None and time.monotonic() < deadline
-            time.sleep(0.05)
-        postmaster = int(text.split()[0])
+        postmaster = _wait_for_server(proc, tmp, ready=True)
         proc.send_signal(signal.SIGKILL)
         proc.wait(30)
         (left,) = tmp.glob("ltm-ev-*")
@@ -271,14 +268,7 @@ def test_a_killed_evals_throwaway_postgres_is_removed_by_the_next_eval(tmp_path,
             with psycopg.connect(uri) as conn:
                 assert conn.execute("SELECT 1").fetchone() == (1,)
             assert not left.exists()  # the orphan is gone before the new server is used
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    os.kill(postmaster, 0)
-                except ProcessLookupError:
-                    break
-                assert time.monotonic() < deadline, f"orphaned postgres {postmaster} still running"
-                time.sleep(0.2)
+            _wait_until_gone(postmaster)
         assert list(tmp.glob("ltm-ev-*")) == []
     finally:
         if proc.poll() is None:

@@ -83,8 +83,8 @@ def tsquery_cte_known_terms() -> str:
 
     Its OR keeps a question's rare terms and drops the common ones, and a term missing from the statistics counts
     as rare. When every rare term is in fact in no document ("where is the five sales mentioned?": "mention"), that
-    OR matches nothing while the common terms would have found the passage (measured at 1M chunks: 0 rows, against
-    10,137 for "five & sale"). This asks for the common terms together, as a question made only of them always is.
+    OR matches nothing while the common terms would have found the passage (one-off, on bench_search.py's 1M-chunk
+    store: 0 rows, against 10,137 for "five & sale"). This asks for the common terms together, as a question made only of them always is.
     Each term the statistics list occurs in the table. Yields no query (NULL) when the question has no term outside
     the statistics: the first query was this one already. Not used by default: among 100k look-alike chunks, the
     rows it finds pushed answers the dense list had found down the fused ranking (PgSearchIndex).
